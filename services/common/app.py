@@ -1,0 +1,212 @@
+"""The app factory every service uses: ops routes, error envelopes, one middleware.
+
+A service's ``app.py``::
+
+    def build_app(settings: VerifierSettings | None = None) -> FastAPI:
+        settings = settings or get_settings()
+        return common_app.build_app(
+            title="Refinery verifier", settings=settings, routers=[api.router],
+            settings_dependency=get_settings,   # routes see the same settings object
+        )
+
+    app = build_app()   # for uvicorn (run with --no-access-log)
+
+Tests build the app with their own settings (``build_app(VerifierSettings(api_keys=
+["k"]))``) or swap the routes' view with ``app.dependency_overrides[get_settings]``;
+auth and the body limit always follow the object given to ``build_app``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from sqlalchemy.engine import Engine
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+
+from services.common.db import create_tables, ping
+from services.common.errors import RefineryError, UnavailableError
+from services.common.logs import configure_logging
+from services.common.metrics import CONTENT_TYPE_LATEST, HttpMetrics
+from services.common.middleware import RefineryMiddleware
+from services.common.responses import ORJSONResponse, error_response
+from services.common.settings import CommonSettings
+
+__all__ = ["Lifespan", "build_app", "format_loc", "install_error_handlers"]
+
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[Any]]
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+}
+_LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
+
+
+def build_app(
+    *,
+    title: str,
+    settings: CommonSettings,
+    routers: Sequence[APIRouter] = (),
+    engine: Engine | None = None,
+    lifespan: Lifespan | None = None,
+    settings_dependency: Callable[..., Any] | None = None,
+    version: str = "0.1.0",
+) -> FastAPI:
+    """A FastAPI app with ``/healthz``, ``/readyz``, ``/metrics``, envelopes and auth.
+
+    ``engine``: its tables are created at start-up and ``/readyz`` pings it.
+    ``lifespan``: the service's own start-up/shutdown, run inside ours (after tables).
+    ``settings_dependency``: the service's cached ``get_settings``; it is overridden to
+    return ``settings`` so routes and middleware agree. ``app.state`` holds
+    ``settings``, ``engine`` and ``metrics`` (register extra metrics on
+    ``app.state.metrics.registry``).
+
+    Responses: routes declaring a response model are serialised by Pydantic directly
+    (FastAPI's fast path); envelopes and ops routes use :class:`ORJSONResponse`.
+    """
+    configure_logging(settings.log_level, service=settings.service_name)
+    app = FastAPI(title=title, version=version, lifespan=_compose_lifespan(engine, lifespan))
+    metrics = HttpMetrics()
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.metrics = metrics
+    for router in routers:
+        app.include_router(router)
+    app.include_router(_ops_router(metrics))  # last: service routes match first
+    install_error_handlers(app)
+    open_paths = {"/healthz", "/readyz", "/metrics"}
+    open_paths.update(
+        p
+        for p in (app.openapi_url, app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
+        if p
+    )
+    app.add_middleware(
+        RefineryMiddleware,
+        api_keys=settings.api_keys,
+        max_body_bytes=settings.max_body_bytes,
+        metrics=metrics,
+        open_paths=open_paths,
+    )
+    if settings_dependency is not None:
+        app.dependency_overrides[settings_dependency] = lambda: settings
+    return app
+
+
+def _compose_lifespan(engine: Engine | None, inner: Lifespan | None) -> Lifespan:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[Any]:
+        if engine is not None:
+            await run_in_threadpool(create_tables, engine)
+        if inner is None:
+            yield None
+            return
+        async with inner(app) as state:
+            yield state
+
+    return lifespan
+
+
+def _ops_router(metrics: HttpMetrics) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+
+    @router.get("/healthz")
+    async def healthz(request: Request) -> ORJSONResponse:
+        return ORJSONResponse({"status": "ok", "service": request.app.state.settings.service_name})
+
+    @router.get("/readyz")
+    async def readyz(request: Request) -> Response:
+        engine: Engine | None = request.app.state.engine
+        if engine is not None and not await run_in_threadpool(ping, engine):
+            return error_response(UnavailableError("database is not reachable"))
+        return ORJSONResponse({"status": "ready"})
+
+    @router.get("/metrics")
+    async def metrics_text() -> Response:
+        return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
+
+    return router
+
+
+def format_loc(loc: Sequence[str | int]) -> str | None:
+    """``("timeline", "shots", 3, "in_s")`` → ``"timeline.shots[3].in_s"``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or None
+
+
+def _validation_envelope(exc: RequestValidationError) -> RefineryError:
+    errors = list(exc.errors())
+    details = []
+    for err in errors:
+        loc = tuple(err.get("loc", ()))
+        where = loc[0] if loc and loc[0] in _LOCATIONS else None
+        param = format_loc(loc[1:] if where else loc)
+        details.append({"param": param, "message": err.get("msg", ""), "type": err.get("type")})
+    first = errors[0] if errors else {}
+    if first.get("type") == "json_invalid":
+        reason = (first.get("ctx") or {}).get("error", "malformed")
+        pos = first["loc"][-1] if first.get("loc") else "?"
+        message = f"request body is not valid JSON: {reason} (at character {pos})"
+        return RefineryError(message, code="invalid_json", status_code=422)
+    head = details[0] if details else {"param": None, "message": "invalid request"}
+    first_loc = tuple(first.get("loc", ()))
+    subject = head["param"] or (first_loc[0] if first_loc else "request")
+    more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
+    return RefineryError(
+        f"{subject}: {head['message']}{more}",
+        code="invalid_request",
+        param=head["param"],
+        status_code=422,
+        context={"details": details},
+    )
+
+
+def _http_envelope(request: Request, exc: HTTPException) -> RefineryError:
+    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    method, path = request.method, request.url.path
+    if exc.status_code == 404 and "route" not in request.scope:
+        message = f"no route for {method} {path}"
+    elif exc.status_code == 405 and message == "Method Not Allowed":
+        message = f"method {method} is not allowed on {path}"
+    return RefineryError(message, code=code, status_code=exc.status_code)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map errors to the envelope ``{"error": {"code", "message", "param"}}``."""
+
+    async def on_refinery_error(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RefineryError)
+        return error_response(exc)
+
+    async def on_validation_error(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return error_response(_validation_envelope(exc))
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code < 400 or exc.status_code in (204, 304):
+            return Response(status_code=exc.status_code, headers=exc.headers)
+        return error_response(_http_envelope(request, exc), headers=exc.headers)
+
+    app.add_exception_handler(RefineryError, on_refinery_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(HTTPException, on_http_error)

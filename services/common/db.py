@@ -1,0 +1,175 @@
+"""Database engines for SQLite (embedded) and PostgreSQL (production).
+
+Tables are created at start-up with ``SQLModel.metadata.create_all`` (see
+docs/operations.md); there are no migrations yet. No FastAPI here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import DateTime, Table, event, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.pool import StaticPool
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import SQLModel, create_engine
+
+__all__ = [
+    "UTCDateTime",
+    "create_tables",
+    "insert_ignore",
+    "is_sqlite",
+    "make_engine",
+    "normalize_url",
+    "ping",
+    "utcnow",
+    "write_engine",
+]
+
+log = logging.getLogger(__name__)
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+_DDL_LOCK_ID = 0x5EF1_0E55  # pg advisory lock serialising concurrent create_all
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp stored as UTC and always read back timezone-aware (SQLite drops tz)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def normalize_url(url: str) -> str:
+    """Map ``postgres://`` and ``postgresql://`` to the psycopg 3 driver."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def is_sqlite(engine: Engine | Connection) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for ``url``; extra ``kwargs`` go to ``create_engine``.
+
+    SQLite: creates the parent directory, ``check_same_thread=False``, WAL journal,
+    a busy timeout, and explicit ``BEGIN`` so :func:`write_engine` can ask for
+    ``BEGIN IMMEDIATE``. PostgreSQL: psycopg 3, ``pool_pre_ping``, a connect timeout.
+    """
+    url = normalize_url(url)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(url, parsed.database, **kwargs)
+    connect_args = dict(kwargs.pop("connect_args", {}))
+    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        connect_args.setdefault("connect_timeout", 10)
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(url, connect_args=connect_args, **kwargs)
+
+
+def _sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine:
+    connect_args = {"check_same_thread": False, **kwargs.pop("connect_args", {})}
+    in_memory = not database or database == ":memory:" or database.startswith("file::memory:")
+    if in_memory:
+        kwargs.setdefault("poolclass", StaticPool)
+    else:
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args=connect_args, **kwargs)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not pysqlite, decide when transactions begin.
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        if not in_memory:
+            cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+def write_engine(engine: Engine) -> Engine:
+    """``engine`` whose SQLite transactions start with ``BEGIN IMMEDIATE``.
+
+    Use it for read-then-write transactions: the write lock is taken up front, so two
+    writers serialise (waiting up to the busy timeout) instead of failing on upgrade.
+    On other databases it is ``engine`` itself.
+    """
+    if is_sqlite(engine):
+        return engine.execution_options(sqlite_begin="IMMEDIATE")
+    return engine
+
+
+def create_tables(engine: Engine, metadata: Any = None) -> None:
+    """Create every table registered on ``metadata`` (default ``SQLModel.metadata``).
+
+    Safe when several processes start at once: serialised by ``BEGIN IMMEDIATE`` on
+    SQLite and by an advisory lock on PostgreSQL.
+    """
+    metadata = metadata if metadata is not None else SQLModel.metadata
+    with write_engine(engine).begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _DDL_LOCK_ID})
+        metadata.create_all(conn)
+
+
+def ping(engine: Engine) -> bool:
+    """True when a trivial query succeeds."""
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+        return True
+    except Exception as exc:  # readiness probes report, they do not raise
+        log.warning("database ping failed: %s", exc)
+        return False
+
+
+def insert_ignore(
+    conn: Connection, table: Table, rows: Iterable[Mapping[str, Any]], keys: Iterable[str]
+) -> int:
+    """Insert ``rows``, skipping those whose ``keys`` already exist; returns rows inserted.
+
+    The building block of idempotent job handlers: results keyed by ``(job_id, seq)``
+    under a unique constraint can be re-written by a resumed attempt harmlessly.
+    """
+    rows = [dict(row) for row in rows]
+    if not rows:
+        return 0
+    dialects = {"postgresql": postgresql, "sqlite": sqlite}
+    if (dialect := dialects.get(conn.dialect.name)) is None:
+        raise NotImplementedError(f"insert_ignore: unsupported dialect {conn.dialect.name}")
+    keys = list(keys)
+    stmt = dialect.insert(table).values(rows).on_conflict_do_nothing(index_elements=keys)
+    return len(conn.execute(stmt.returning(*(table.c[k] for k in keys))).all())

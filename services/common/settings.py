@@ -1,0 +1,89 @@
+"""Settings every service shares, read from ``REFINERY_*`` environment variables.
+
+Each service subclasses :class:`CommonSettings` once (house style: one settings class
+per service) and exposes it through a cached dependency, so tests can override it::
+
+    # services/verifier/config.py
+    import functools
+
+    from services.common.settings import CommonSettings
+
+    class VerifierSettings(CommonSettings):
+        service_name: str = "verifier"
+        max_shots: int = 500            # REFINERY_MAX_SHOTS
+
+    @functools.lru_cache
+    def get_settings() -> VerifierSettings:
+        return VerifierSettings()
+
+    # services/verifier/api.py
+    @router.post("/v1/verify")
+    def verify(req: VerifyRequest, settings: VerifierSettings = Depends(get_settings)): ...
+
+    # services/verifier/app.py
+    def build_app(settings: VerifierSettings | None = None) -> FastAPI:
+        settings = settings or get_settings()
+        return common_app.build_app(title="verifier", settings=settings, routers=[router],
+                                    settings_dependency=get_settings)
+
+    # a test
+    app = build_app(VerifierSettings(api_keys=["k"]))      # middleware and routes agree
+    app.dependency_overrides[get_settings] = lambda: other  # or swap routes' view only
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+__all__ = ["CommonSettings", "MiB", "database_url_for"]
+
+MiB = 1024 * 1024
+
+
+class CommonSettings(BaseSettings):
+    """Plumbing settings; env prefix ``REFINERY_`` (e.g. ``REFINERY_DATA_DIR``)."""
+
+    model_config = SettingsConfigDict(env_prefix="REFINERY_", extra="ignore")
+
+    data_dir: Path = Path(".refinery")
+    """Where embedded state lives (SQLite files, artefacts)."""
+    database_url: str | None = None
+    """SQLAlchemy URL; ``None`` means the SQLite file ``<data_dir>/<service_name>.db``."""
+    api_keys: Annotated[list[str], NoDecode] = []
+    """Accepted bearer tokens; empty disables auth. Env: ``a,b`` or a JSON list."""
+    max_body_bytes: int = 10 * MiB
+    """Largest accepted request body; larger ones get 413 ``payload_too_large``."""
+    log_level: str = "INFO"
+    service_name: str = "refinery"
+    """Overridden by each service's subclass; names the SQLite file and the logs."""
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _split_keys(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                value = json.loads(text)
+            else:
+                return [part.strip() for part in text.split(",") if part.strip()]
+        if isinstance(value, list | tuple):
+            return [str(v).strip() for v in value if str(v).strip()]
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _upper_level(cls, value: str) -> str:
+        return value.upper()
+
+
+def database_url_for(settings: CommonSettings) -> str:
+    """The configured database URL, or the service's SQLite file under ``data_dir``."""
+    if settings.database_url:
+        return settings.database_url
+    path = (settings.data_dir / f"{settings.service_name}.db").resolve()
+    return f"sqlite:///{path}"
