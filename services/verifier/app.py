@@ -1,0 +1,24 @@
+"""The verifier service: ``uvicorn services.verifier.app:app --port 8101``."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from services.common import app as common_app
+from services.verifier.api import router
+from services.verifier.config import VerifierSettings, get_settings
+
+
+def build_app(settings: VerifierSettings | None = None) -> FastAPI:
+    """The verifier app; pass ``settings`` in tests, or let the environment decide."""
+    settings = settings or get_settings()
+    app = common_app.build_app(
+        title="Refinery verifier",
+        settings=settings,
+        routers=[router],
+        settings_dependency=get_settings,
+    )
+    return app
+
+
+app = build_app()

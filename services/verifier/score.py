@@ -1,0 +1,254 @@
+"""VES = E × (0.6·H + 0.2·S + 0.2·Q), and the :class:`Verifier` that computes it.
+
+A :class:`Verifier` compiles its task once (clip relevance, selector matches, word sets) so
+each :meth:`Verifier.verify` call only walks the timeline. See ``docs/ves.md``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from services.verifier import executability
+from services.verifier.executability import ExecError
+from services.verifier.ledger import BeatAlignment, Constraint, Outcome
+from services.verifier.task import Orientation, Selector, Task
+from services.verifier.text import terms
+from services.verifier.timeline import Timeline, to_frames
+from services.verifier.view import TimelineView
+
+WEIGHT_H, WEIGHT_S, WEIGHT_Q = 0.6, 0.2, 0.2
+DEFAULT_BEAT_TOLERANCE_S = 0.1
+PACING_BANDS_S: dict[str, tuple[float, float]] = {
+    "energetic": (1.0, 2.5),
+    "upbeat": (1.0, 2.5),
+    "fast": (1.0, 2.5),
+    "dynamic": (1.0, 2.5),
+    "calm": (3.0, 6.0),
+    "cinematic": (3.0, 6.0),
+    "slow": (3.0, 6.0),
+    "relaxed": (3.0, 6.0),
+    "documentary": (2.5, 5.0),
+}
+DEFAULT_PACING_S = (2.0, 4.0)
+
+
+class ConstraintResult(NamedTuple):
+    id: str
+    kind: str
+    hard: bool
+    weight: float
+    satisfied: bool
+    score: float
+    violation: float
+    message: str | None
+
+
+class Components(NamedTuple):
+    E: int
+    H: float
+    S: float
+    Q: float
+    relevance: float
+    beats: float
+    pacing: float
+    variety: float
+
+
+class Report:
+    """The verdict on one timeline. Per-constraint results materialise on first access."""
+
+    __slots__ = (
+        "_constraints",
+        "_ledger",
+        "_outcomes",
+        "components",
+        "duration",
+        "errors",
+        "executable",
+        "feasible",
+        "fps",
+        "ves",
+    )
+
+    def __init__(
+        self,
+        *,
+        executable: bool,
+        feasible: bool,
+        ves: float,
+        duration: int,
+        fps: int,
+        components: Components,
+        ledger: tuple[Constraint, ...],
+        outcomes: list[Outcome],
+        errors: tuple[ExecError, ...],
+    ) -> None:
+        self.executable, self.feasible, self.ves = executable, feasible, ves
+        self.duration, self.fps, self.components, self.errors = duration, fps, components, errors
+        self._ledger, self._outcomes = ledger, outcomes
+        self._constraints: tuple[ConstraintResult, ...] | None = None
+
+    @property
+    def constraints(self) -> tuple[ConstraintResult, ...]:
+        if self._constraints is None:
+            self._constraints = tuple(
+                ConstraintResult(c.id, c.kind, c.hard, c.weight, *outcome)
+                for c, outcome in zip(self._ledger, self._outcomes, strict=True)
+            )
+        return self._constraints
+
+    @property
+    def unmet_hard(self) -> list[ConstraintResult]:
+        return [c for c in self.constraints if c.hard and not c.satisfied]
+
+
+class Verifier:
+    """Judges timelines for one task. Build once per task; ``verify`` is the hot path."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        fps = task.fps
+        brief_terms = terms(task.brief.text)
+        self._terms = {
+            clip.id: terms(clip.caption) | terms(" ".join(sorted(clip.tags)))
+            for clip in task.clips.values()
+        }
+        self._relevance = {
+            cid: len(brief_terms & words) / len(brief_terms) if brief_terms else 0.0
+            for cid, words in self._terms.items()
+        }
+        best = sorted(self._relevance.values(), reverse=True)
+        self._best_prefix = [0.0]
+        for value in best:
+            self._best_prefix.append(self._best_prefix[-1] + value)
+        self._matches: dict[Selector, frozenset[str]] = {}
+        self._with_terms: dict[frozenset[str], frozenset[str]] = {}
+        self._variety: dict[tuple[str, str], float] = {}
+        self._orientation: dict[Orientation, frozenset[str]] = {}
+        self._near: dict[tuple[tuple[int, ...], int], frozenset[int]] = {}
+        beat_rules = [c for c in task.ledger if isinstance(c, BeatAlignment)]
+        self._beat_tolerance = (
+            beat_rules[0].tolerance if beat_rules else to_frames(DEFAULT_BEAT_TOLERANCE_S, fps)
+        )
+        low, high = PACING_BANDS_S.get(task.brief.style.lower(), DEFAULT_PACING_S)
+        self._pacing = (low * fps, high * fps)
+        self._hard_index = [i for i, c in enumerate(task.ledger) if c.hard]
+        self._soft_index = [(i, c.weight) for i, c in enumerate(task.ledger) if not c.hard]
+        self._soft_weight = sum(w for _, w in self._soft_index)
+
+    def matching(self, selector: Selector) -> frozenset[str]:
+        """Ids of pool clips the selector matches (memoised per selector)."""
+        found = self._matches.get(selector)
+        if found is None:
+            found = frozenset(c.id for c in self.task.clips.values() if selector.matches(c))
+            self._matches[selector] = found
+        return found
+
+    def terms(self, clip_id: str) -> frozenset[str]:
+        return self._terms.get(clip_id, frozenset())
+
+    def clips_with_terms(self, words: frozenset[str]) -> frozenset[str]:
+        """Ids of pool clips whose caption or tags contain every word (memoised)."""
+        found = self._with_terms.get(words)
+        if found is None:
+            found = frozenset(cid for cid, own in self._terms.items() if words <= own)
+            self._with_terms[words] = found
+        return found
+
+    def clips_with_orientation(self, value: Orientation) -> frozenset[str]:
+        found = self._orientation.get(value)
+        if found is None:
+            found = frozenset(c.id for c in self.task.clips.values() if c.orientation == value)
+            self._orientation[value] = found
+        return found
+
+    def near_grid(self, grid: tuple[int, ...], tolerance: int) -> frozenset[int]:
+        """Every frame within ``tolerance`` of a grid point, for O(1) alignment tests."""
+        key = (grid, tolerance)
+        found = self._near.get(key)
+        if found is None:
+            found = frozenset(
+                point + delta for point in grid for delta in range(-tolerance, tolerance + 1)
+            )
+            self._near[key] = found
+        return found
+
+    def relevance(self, clip_id: str) -> float:
+        return self._relevance.get(clip_id, 0.0)
+
+    def view(self, timeline: Timeline) -> TimelineView:
+        track = self.task.tracks.get(timeline.music.track_id) if timeline.music else None
+        return TimelineView(timeline, self.task.clips, track, self)
+
+    def verify(self, timeline: Timeline) -> Report:
+        view = self.view(timeline)
+        if executability.is_executable(self.task, view):
+            errors: tuple[ExecError, ...] = ()
+        else:
+            errors = tuple(executability.check(self.task, timeline))
+        outcomes = [c.evaluate(view) for c in self.task.ledger]
+        hard = self._hard_index
+        h = sum(outcomes[i][0] for i in hard) / len(hard) if hard else 1.0
+        if self._soft_weight > 0:
+            s = sum(w * outcomes[i][1] for i, w in self._soft_index) / self._soft_weight
+        else:
+            s = 1.0
+        relevance, beats, pacing, variety = self._rubric(view)
+        q = (relevance + beats + pacing + variety) / 4
+        e = 0 if errors else 1
+        ves = e * (WEIGHT_H * h + WEIGHT_S * s + WEIGHT_Q * q)
+        return Report(
+            executable=e == 1,
+            feasible=e == 1 and h == 1.0,
+            ves=round(ves, 6),
+            duration=view.total,
+            fps=self.task.fps,
+            components=Components(e, h, s, q, relevance, beats, pacing, variety),
+            ledger=self.task.ledger,
+            outcomes=outcomes,
+            errors=errors,
+        )
+
+    def _rubric(self, view: TimelineView) -> tuple[float, float, float, float]:
+        shots = view.shots
+        if not shots:
+            return 0.0, 0.0, 0.0, 0.0
+        n = len(shots)
+        rel = self._relevance
+        chosen = sum(rel.get(shot.clip_id, 0.0) for shot in shots) / n
+        best = self._best_prefix[min(n, len(self._best_prefix) - 1)] / n
+        relevance = min(1.0, chosen / best) if best > 0 else 1.0
+        cuts = len(view.cuts)
+        beats = view.aligned_cuts(self._beat_tolerance) / cuts if cuts else 1.0
+        mean_length = view.total / n
+        low, high = self._pacing
+        if mean_length < low:
+            pacing = mean_length / low
+        elif mean_length > high:
+            pacing = max(0.0, 1.0 - (mean_length - high) / high)
+        else:
+            pacing = 1.0
+        variety = 1.0
+        if n > 1:
+            memo = self._variety
+            total = 0.0
+            previous = shots[0].clip_id
+            for shot in shots[1:]:
+                pair = (previous, shot.clip_id)
+                value = memo.get(pair)
+                if value is None:
+                    value = memo[pair] = self._pair_variety(*pair)
+                total += value
+                previous = shot.clip_id
+            variety = total / (n - 1)
+        return relevance, beats, pacing, variety
+
+    def _pair_variety(self, a: str, b: str) -> float:
+        """1 − Jaccard similarity of two clips' tags; 0 for the same clip twice."""
+        if a == b:
+            return 0.0
+        clips = self.task.clips
+        tags_a = clips[a].tags if a in clips else frozenset()
+        tags_b = clips[b].tags if b in clips else frozenset()
+        union = tags_a | tags_b
+        return 1.0 - len(tags_a & tags_b) / len(union) if union else 1.0

@@ -1,0 +1,93 @@
+"""The editing task in frames: brief, clip pool, music tracks and the constraint ledger."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from services.verifier.ledger import Constraint
+
+
+class Orientation(StrEnum):
+    PORTRAIT = "portrait"
+    LANDSCAPE = "landscape"
+    SQUARE = "square"
+
+
+class Clip(NamedTuple):
+    id: str
+    duration: int
+    uri: str = ""
+    caption: str = ""
+    tags: frozenset[str] = frozenset()
+    orientation: Orientation = Orientation.LANDSCAPE
+    quality: float = 0.5
+
+
+class MusicTrack(NamedTuple):
+    id: str
+    duration: int
+    uri: str = ""
+    bpm: float = 120.0
+    beats: tuple[int, ...] = ()
+    downbeats: tuple[int, ...] = ()
+    mood: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Brief:
+    text: str
+    aspect: str = "16:9"
+    style: str = "neutral"
+
+
+@dataclass(frozen=True, slots=True)
+class Selector:
+    """Matches a clip listed by id, or carrying any of the tags."""
+
+    clip_ids: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
+
+    def matches(self, clip: Clip) -> bool:
+        return clip.id in self.clip_ids or not self.tags.isdisjoint(clip.tags)
+
+    def describe(self) -> str:
+        parts = []
+        if self.clip_ids:
+            parts.append("clips " + ", ".join(sorted(self.clip_ids)))
+        if self.tags:
+            parts.append("tags " + ", ".join(sorted(self.tags)))
+        return " or ".join(parts) or "nothing"
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    id: str
+    fps: int
+    brief: Brief
+    clips: dict[str, Clip]
+    tracks: dict[str, MusicTrack] = field(default_factory=dict)
+    ledger: tuple[Constraint, ...] = ()
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        id: str,
+        fps: int,
+        brief: Brief,
+        clips: Iterable[Clip],
+        tracks: Iterable[MusicTrack] = (),
+        ledger: Iterable[Constraint] = (),
+    ) -> Task:
+        return cls(
+            id=id,
+            fps=fps,
+            brief=brief,
+            clips={clip.id: clip for clip in clips},
+            tracks={track.id: track for track in tracks},
+            ledger=tuple(ledger),
+        )

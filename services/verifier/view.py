@@ -1,0 +1,128 @@
+"""Facts about one timeline, computed once and shared by every constraint and rubric."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from itertools import accumulate
+from operator import sub
+from typing import Protocol
+
+from services.verifier.task import Clip, MusicTrack, Orientation, Selector
+from services.verifier.timeline import (
+    CUT,
+    MusicPlacement,
+    Shot,
+    Timeline,
+    Transition,
+    TransitionType,
+)
+
+
+class TaskIndex(Protocol):
+    """Per-task lookups, memoised across verifications (see :class:`~score.Verifier`)."""
+
+    def matching(self, selector: Selector) -> frozenset[str]: ...
+    def clips_with_terms(self, words: frozenset[str]) -> frozenset[str]: ...
+    def clips_with_orientation(self, value: Orientation) -> frozenset[str]: ...
+    def near_grid(self, grid: tuple[int, ...], tolerance: int) -> frozenset[int]: ...
+
+
+class TimelineView:
+    """Read-only, precomputed facts about a timeline inside its task."""
+
+    __slots__ = (
+        "_aligned",
+        "_clips",
+        "_pool",
+        "clip_ids",
+        "cuts",
+        "ends",
+        "fps",
+        "ids",
+        "index",
+        "lengths",
+        "music",
+        "shots",
+        "starts",
+        "total",
+        "track",
+        "transitions",
+    )
+
+    def __init__(
+        self,
+        timeline: Timeline,
+        pool: dict[str, Clip],
+        track: MusicTrack | None,
+        index: TaskIndex,
+    ) -> None:
+        shots = timeline.shots
+        self.fps: int = timeline.fps
+        self.shots: tuple[Shot, ...] = shots
+        self._pool = pool
+        self._clips: list[Clip] | None = None
+        self.music: MusicPlacement | None = timeline.music
+        self.track = track
+        self.index = index
+        self.ids = [shot.clip_id for shot in shots]
+        self.clip_ids = set(self.ids)
+        sources = [shot.source for shot in shots]
+        self.starts = [source.start for source in sources]
+        self.ends = [source.end for source in sources]
+        self.lengths = list(map(sub, self.ends, self.starts))
+        self.cuts = list(accumulate(self.lengths))
+        self.total = self.cuts.pop() if self.cuts else 0
+        entries = [shot.transition_in for shot in shots]
+        cut = TransitionType.CUT
+        self.transitions: list[tuple[int, Transition]] = (
+            [(i, t) for i, t in enumerate(entries) if t.type is not cut]
+            if entries.count(CUT) != len(entries)
+            else []
+        )
+        self._aligned: dict[int, int] = {}
+
+    @property
+    def clips(self) -> list[Clip]:
+        """The clip of each shot (a zero-length stand-in for an id not in the pool)."""
+        if self._clips is None:
+            pool = self._pool
+            self._clips = [pool.get(i) or Clip(id=i, duration=0) for i in self.ids]
+        return self._clips
+
+    def matching(self, selector: Selector) -> frozenset[str]:
+        return self.index.matching(selector)
+
+    def count_matching(self, selector: Selector) -> int:
+        """Shots whose clip the selector matches."""
+        return sum(map(self.index.matching(selector).__contains__, self.ids))
+
+    def seconds(self, frames: int | float) -> float:
+        return round(frames / self.fps, 3)
+
+    def nearest_distance(self, grid: tuple[int, ...], position: int) -> int | None:
+        """Frames from a timeline position to the nearest grid point of the placed track."""
+        if not grid or self.music is None:
+            return None
+        target = position + self.music.offset
+        i = bisect_left(grid, target)
+        best = None
+        if i < len(grid):
+            best = grid[i] - target
+        if i > 0:
+            below = target - grid[i - 1]
+            if best is None or below < best:
+                best = below
+        return best
+
+    def aligned_cuts(self, tolerance: int) -> int:
+        """How many cuts lie within ``tolerance`` frames of a beat of the placed track."""
+        known = self._aligned.get(tolerance)
+        if known is not None:
+            return known
+        if self.track is None or self.music is None or not self.track.beats:
+            return 0
+        near = self.index.near_grid(self.track.beats, tolerance)
+        offset = self.music.offset
+        aligned = sum(1 for cut in self.cuts if cut + offset in near)
+        self._aligned[tolerance] = aligned
+        return aligned
