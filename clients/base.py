@@ -1,0 +1,234 @@
+"""Sync and async plumbing every Refinery client shares.
+
+A service client describes each endpoint once as a :class:`Call` (method, path, JSON body,
+how to parse the answer); :class:`SyncAPIClient` and :class:`AsyncAPIClient` only differ
+in how they send it. Both retry connect failures and 503s with a small backoff, and turn
+error envelopes into :mod:`clients.errors`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+import anyio
+import httpx
+import pydantic
+
+from clients.errors import (
+    APIConnectionError,
+    APIResponseValidationError,
+    APITimeoutError,
+    error_from_response,
+)
+
+__all__ = [
+    "DEFAULT_MAX_RETRIES",
+    "DEFAULT_TIMEOUT",
+    "AsyncAPIClient",
+    "Call",
+    "SyncAPIClient",
+]
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
+DEFAULT_MAX_RETRIES = 2
+RETRY_BASE_DELAY = 0.25
+"""Seconds before the first retry; doubled each attempt, capped at :data:`RETRY_MAX_DELAY`."""
+RETRY_MAX_DELAY = 4.0
+USER_AGENT = "refinery-client/0.1.0"
+
+_RETRYABLE_TRANSPORT = (httpx.ConnectError, httpx.ConnectTimeout)
+"""Failures where the request surely never reached the server, so resending is safe."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    """One request, described without sending it; ``parse`` turns a 2xx into ``T``."""
+
+    method: str
+    path: str
+    parse: Callable[[httpx.Response], T]
+    json: Any = None
+    retry: bool = True
+
+
+class _BaseClient:
+    """Configuration and the pure halves of a request: build, decide to retry, parse."""
+
+    base_url_env: ClassVar[str | None] = None
+    default_base_url: ClassVar[str] = "http://127.0.0.1:8000"
+
+    def __init__(
+        self,
+        base_url: str | None,
+        *,
+        api_key: str | None,
+        timeout: float | httpx.Timeout | None,
+        max_retries: int,
+        headers: Mapping[str, str] | None,
+    ) -> None:
+        env_url = os.environ.get(self.base_url_env) if self.base_url_env else None
+        self.base_url = (base_url or env_url or self.default_base_url).rstrip("/")
+        self.api_key = api_key if api_key is not None else os.environ.get("REFINERY_API_KEY")
+        self.timeout = timeout
+        self.max_retries = max(0, max_retries)
+        self.headers: dict[str, str] = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if self.api_key:
+            self.headers["Authorization"] = f"Bearer {self.api_key}"
+        self.headers.update(headers or {})
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    def _build_request(
+        self, client: httpx.Client | httpx.AsyncClient, call: Call[Any]
+    ) -> httpx.Request:
+        return client.build_request(
+            call.method,
+            self.base_url + call.path,
+            json=call.json,
+            headers=self.headers,
+            timeout=self.timeout if self.timeout is not None else httpx.Timeout(None),
+        )
+
+    def _attempts(self, call: Call[Any]) -> int:
+        return self.max_retries + 1 if call.retry else 1
+
+    @staticmethod
+    def _retry_delay(attempt: int, response: httpx.Response | None = None) -> float:
+        """Backoff before retry ``attempt + 1``; a numeric ``Retry-After`` wins (capped)."""
+        if response is not None:
+            try:
+                return min(max(float(response.headers["retry-after"]), 0.0), RETRY_MAX_DELAY)
+            except (KeyError, ValueError):
+                pass
+        return min(RETRY_BASE_DELAY * 2**attempt, RETRY_MAX_DELAY)
+
+    @staticmethod
+    def _transport_error(request: httpx.Request, exc: httpx.TransportError) -> APIConnectionError:
+        if isinstance(exc, httpx.TimeoutException):
+            return APITimeoutError(request)
+        return APIConnectionError(request, f"could not reach {request.url}: {exc}")
+
+    @staticmethod
+    def _finish(call: Call[T], response: httpx.Response) -> T:
+        """Raise the mapped error for a 4xx/5xx; otherwise parse the body."""
+        if response.is_error:
+            raise error_from_response(response)
+        try:
+            return call.parse(response)
+        except (pydantic.ValidationError, ValueError) as exc:
+            raise APIResponseValidationError(
+                response, f"unexpected response from {call.method} {call.path}: {exc}"
+            ) from exc
+
+
+class SyncAPIClient(_BaseClient):
+    """Blocking client; pass ``transport`` (tests) or a ready ``http_client`` (not closed)."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        *,
+        api_key: str | None = None,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx.BaseTransport | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        if transport is not None and http_client is not None:
+            raise ValueError("pass transport or http_client, not both")
+        super().__init__(
+            base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, headers=headers
+        )
+        self._owns_client = http_client is None
+        self._client = http_client or httpx.Client(transport=transport)
+
+    def _call(self, call: Call[T]) -> T:
+        request = self._build_request(self._client, call)
+        attempts = self._attempts(call)
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            try:
+                response = self._client.send(request)
+            except httpx.TransportError as exc:
+                if last or not isinstance(exc, _RETRYABLE_TRANSPORT):
+                    raise self._transport_error(request, exc) from exc
+                time.sleep(self._retry_delay(attempt))
+                continue
+            if response.status_code == 503 and not last:
+                response.close()
+                time.sleep(self._retry_delay(attempt, response))
+                continue
+            return self._finish(call, response)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def close(self) -> None:
+        """Close the connection pool (not an ``http_client`` that was passed in)."""
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class AsyncAPIClient(_BaseClient):
+    """Asyncio/trio client; pass ``transport`` (e.g. ``httpx.ASGITransport(app)``)."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        *,
+        api_key: str | None = None,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        if transport is not None and http_client is not None:
+            raise ValueError("pass transport or http_client, not both")
+        super().__init__(
+            base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, headers=headers
+        )
+        self._owns_client = http_client is None
+        self._client = http_client or httpx.AsyncClient(transport=transport)
+
+    async def _call(self, call: Call[T]) -> T:
+        request = self._build_request(self._client, call)
+        attempts = self._attempts(call)
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            try:
+                response = await self._client.send(request)
+            except httpx.TransportError as exc:
+                if last or not isinstance(exc, _RETRYABLE_TRANSPORT):
+                    raise self._transport_error(request, exc) from exc
+                await anyio.sleep(self._retry_delay(attempt))
+                continue
+            if response.status_code == 503 and not last:
+                await response.aclose()
+                await anyio.sleep(self._retry_delay(attempt, response))
+                continue
+            return self._finish(call, response)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def close(self) -> None:
+        """Close the connection pool (not an ``http_client`` that was passed in)."""
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
