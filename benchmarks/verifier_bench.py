@@ -8,6 +8,9 @@ Figures:
   generator).
 - ``http_ceiling_rps``: a bare FastAPI endpoint that parses the same body into the same request
   model and returns it, same server settings, same run.
+- ``http_verify_uncached_rps``: ``/v1/verify`` again with the compiled-task cache off
+  (``REFINERY_TASK_CACHE_SIZE=0``): every request validates and compiles its task.
+- ``python_calibration_us``: how fast this machine ran plain Python during the run.
 """
 
 from __future__ import annotations
@@ -119,7 +122,7 @@ def bench_task(seed: int = 0) -> dict[str, Any]:
 
 
 def bench_timeline(task: dict[str, Any]) -> dict[str, Any]:
-    """A 30-shot candidate mid-repair: executable, cuts on beats, two constraints unmet."""
+    """A 30-shot candidate mid-repair: executable, cuts on beats, the opening shot wrong."""
     shots = []
     for i in range(SHOTS):
         clip = task["clips"][i]
@@ -152,6 +155,16 @@ def measure_inproc(task_json: dict, timeline_json: dict, *, seconds: float = 3.0
             return count / (now - start)
 
 
+def calibration_us() -> float:
+    """Best-of-5 time of ``sum(range(10_000))``: how fast this machine runs Python right now.
+
+    Shared cloud cores vary by 2× over an hour; quote this beside every figure.
+    """
+    import timeit
+
+    return round(min(timeit.repeat("sum(range(10_000))", number=200, repeat=5)) / 200 * 1e6, 1)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -176,7 +189,10 @@ def serve(app: str, *, workers: int = 2, env: dict[str, str] | None = None):
         "--log-level",
         "warning",
     ]
-    process = subprocess.Popen(command, env={**os.environ, **(env or {})})
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed below; servers log every request
+    process = subprocess.Popen(
+        command, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):
@@ -191,6 +207,7 @@ def serve(app: str, *, workers: int = 2, env: dict[str, str] | None = None):
     finally:
         process.terminate()
         process.wait(timeout=15)
+        log.close()
 
 
 def load(url: str, body: bytes, *, connections: int, seconds: int) -> tuple[float, float]:
@@ -283,6 +300,9 @@ def run(*, seconds: int = 10, inproc_seconds: float = 3.0) -> dict[str, Any]:
     with serve("services.verifier.app:app") as url:
         load(url + "/v1/verify", body, connections=16, seconds=2)  # warm-up
         rps, p99 = load(url + "/v1/verify", body, connections=16, seconds=seconds)
+    with serve("services.verifier.app:app", env={"REFINERY_TASK_CACHE_SIZE": "0"}) as url:
+        load(url + "/v1/verify", body, connections=16, seconds=2)
+        cold_rps, cold_p99 = load(url + "/v1/verify", body, connections=16, seconds=seconds)
     with serve("benchmarks.ceiling_app:app") as url:
         load(url + "/v1/echo", body, connections=16, seconds=2)
         ceiling, ceiling_p99 = load(url + "/v1/echo", body, connections=16, seconds=seconds)
@@ -293,6 +313,10 @@ def run(*, seconds: int = 10, inproc_seconds: float = 3.0) -> dict[str, Any]:
             "http_ceiling_rps": round(ceiling, 1),
             "http_ceiling_p99_ms": round(ceiling_p99, 2),
             "http_ratio": round(rps / ceiling, 3),
+            "http_verify_uncached_rps": round(cold_rps, 1),
+            "http_verify_uncached_p99_ms": round(cold_p99, 2),
+            "http_uncached_ratio": round(cold_rps / ceiling, 3),
+            "python_calibration_us": calibration_us(),
         }
     )
     return results

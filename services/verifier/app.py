@@ -6,6 +6,7 @@ from fastapi import FastAPI
 
 from services.common import app as common_app
 from services.verifier.api import router
+from services.verifier.compiled import TaskCache
 from services.verifier.config import VerifierSettings, get_settings
 
 
@@ -18,6 +19,7 @@ def build_app(settings: VerifierSettings | None = None) -> FastAPI:
         routers=[router],
         settings_dependency=get_settings,
     )
+    app.state.task_cache = TaskCache(settings.task_cache_size)
     return app
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from operator import le
+from operator import attrgetter, le
 from typing import NamedTuple
 
 from services.verifier.task import Task
@@ -138,6 +138,9 @@ def _music(task: Task, timeline: Timeline) -> list[ExecError]:
     return errors
 
 
+_DURATION = attrgetter("duration")
+
+
 def is_executable(task: Task, view: TimelineView) -> bool:
     """The same verdict as ``not check(task, timeline)``, without building messages.
 
@@ -146,8 +149,7 @@ def is_executable(task: Task, view: TimelineView) -> bool:
     """
     if view.fps != task.fps or not view.ids or not view.clip_ids <= task.clips.keys():
         return False
-    clips = task.clips
-    durations = [clips[clip_id].duration for clip_id in view.ids]
+    durations = list(map(_DURATION, map(task.clips.__getitem__, view.ids)))
     if min(view.starts) < 0 or min(view.lengths) <= 0 or not all(map(le, view.ends, durations)):
         return False
     if view.transitions and not _transitions_fit(view, durations):

@@ -6,6 +6,8 @@ each :meth:`Verifier.verify` call only walks the timeline. See ``docs/ves.md``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+from itertools import pairwise
 from typing import NamedTuple
 
 from services.verifier import executability
@@ -102,6 +104,13 @@ class Report:
         return [c for c in self.constraints if c.hard and not c.satisfied]
 
 
+class _ZeroDefault(dict[str, float]):
+    """Relevance by clip id; an id outside the pool counts 0 (lookups stay in C)."""
+
+    def __missing__(self, key: str) -> float:
+        return 0.0
+
+
 class Verifier:
     """Judges timelines for one task. Build once per task; ``verify`` is the hot path."""
 
@@ -113,10 +122,12 @@ class Verifier:
             clip.id: terms(clip.caption) | terms(" ".join(sorted(clip.tags)))
             for clip in task.clips.values()
         }
-        self._relevance = {
-            cid: len(brief_terms & words) / len(brief_terms) if brief_terms else 0.0
-            for cid, words in self._terms.items()
-        }
+        self._relevance = _ZeroDefault(
+            {
+                cid: len(brief_terms & words) / len(brief_terms) if brief_terms else 0.0
+                for cid, words in self._terms.items()
+            }
+        )
         best = sorted(self._relevance.values(), reverse=True)
         self._best_prefix = [0.0]
         for value in best:
@@ -125,7 +136,6 @@ class Verifier:
         self._with_terms: dict[frozenset[str], frozenset[str]] = {}
         self._variety: dict[tuple[str, str], float] = {}
         self._orientation: dict[Orientation, frozenset[str]] = {}
-        self._near: dict[tuple[tuple[int, ...], int], frozenset[int]] = {}
         beat_rules = [c for c in task.ledger if isinstance(c, BeatAlignment)]
         self._beat_tolerance = (
             beat_rules[0].tolerance if beat_rules else to_frames(DEFAULT_BEAT_TOLERANCE_S, fps)
@@ -164,14 +174,7 @@ class Verifier:
 
     def near_grid(self, grid: tuple[int, ...], tolerance: int) -> frozenset[int]:
         """Every frame within ``tolerance`` of a grid point, for O(1) alignment tests."""
-        key = (grid, tolerance)
-        found = self._near.get(key)
-        if found is None:
-            found = frozenset(
-                point + delta for point in grid for delta in range(-tolerance, tolerance + 1)
-            )
-            self._near[key] = found
-        return found
+        return _near_grid(grid, tolerance)
 
     def relevance(self, clip_id: str) -> float:
         return self._relevance.get(clip_id, 0.0)
@@ -214,8 +217,7 @@ class Verifier:
         if not shots:
             return 0.0, 0.0, 0.0, 0.0
         n = len(shots)
-        rel = self._relevance
-        chosen = sum(rel.get(shot.clip_id, 0.0) for shot in shots) / n
+        chosen = sum(map(self._relevance.__getitem__, view.ids)) / n
         best = self._best_prefix[min(n, len(self._best_prefix) - 1)] / n
         relevance = min(1.0, chosen / best) if best > 0 else 1.0
         cuts = len(view.cuts)
@@ -230,21 +232,22 @@ class Verifier:
             pacing = 1.0
         variety = 1.0
         if n > 1:
-            memo = self._variety
-            total = 0.0
-            previous = shots[0].clip_id
-            for shot in shots[1:]:
-                pair = (previous, shot.clip_id)
-                value = memo.get(pair)
-                if value is None:
-                    value = memo[pair] = self._pair_variety(*pair)
-                total += value
-                previous = shot.clip_id
-            variety = total / (n - 1)
+            ids = view.ids
+            pairs = list(pairwise(ids))
+            values = list(map(self._variety.get, pairs))
+            if None in values:
+                values = [self._remember_variety(pair) for pair in pairs]
+            variety = sum(values) / (n - 1)
         return relevance, beats, pacing, variety
 
+    def _remember_variety(self, pair: tuple[str, str]) -> float:
+        """1 − Jaccard similarity of two clips' tags (0 for the same clip twice), memoised."""
+        value = self._variety.get(pair)
+        if value is None:
+            value = self._variety[pair] = self._pair_variety(*pair)
+        return value
+
     def _pair_variety(self, a: str, b: str) -> float:
-        """1 − Jaccard similarity of two clips' tags; 0 for the same clip twice."""
         if a == b:
             return 0.0
         clips = self.task.clips
@@ -252,3 +255,9 @@ class Verifier:
         tags_b = clips[b].tags if b in clips else frozenset()
         union = tags_a | tags_b
         return 1.0 - len(tags_a & tags_b) / len(union) if union else 1.0
+
+
+@lru_cache(maxsize=256)
+def _near_grid(grid: tuple[int, ...], tolerance: int) -> frozenset[int]:
+    """Shared across verifiers: a beat grid recurs in every request about its track."""
+    return frozenset(point + delta for point in grid for delta in range(-tolerance, tolerance + 1))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from itertools import accumulate
-from operator import sub
+from operator import itemgetter, sub
 from typing import Protocol
 
 from services.verifier.task import Clip, MusicTrack, Orientation, Selector
@@ -16,6 +16,8 @@ from services.verifier.timeline import (
     Transition,
     TransitionType,
 )
+
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 class TaskIndex(Protocol):
@@ -64,15 +66,16 @@ class TimelineView:
         self.music: MusicPlacement | None = timeline.music
         self.track = track
         self.index = index
-        self.ids = [shot.clip_id for shot in shots]
+        # shots and ranges are named tuples: itemgetter keeps these passes in C
+        self.ids = list(map(_FIRST, shots))
         self.clip_ids = set(self.ids)
-        sources = [shot.source for shot in shots]
-        self.starts = [source.start for source in sources]
-        self.ends = [source.end for source in sources]
+        sources = list(map(_SECOND, shots))
+        self.starts = list(map(_FIRST, sources))
+        self.ends = list(map(_SECOND, sources))
         self.lengths = list(map(sub, self.ends, self.starts))
         self.cuts = list(accumulate(self.lengths))
         self.total = self.cuts.pop() if self.cuts else 0
-        entries = [shot.transition_in for shot in shots]
+        entries = list(map(_THIRD, shots))
         cut = TransitionType.CUT
         self.transitions: list[tuple[int, Transition]] = (
             [(i, t) for i, t in enumerate(entries) if t.type is not cut]

@@ -3,19 +3,24 @@
 from services.verifier.protocol.patch import OpUnion, PatchIn
 from services.verifier.protocol.report import ReportOut
 from services.verifier.protocol.requests import (
+    ApplyBody,
     ApplyRequest,
     ApplyResponse,
+    BatchBody,
     BatchRequest,
     BatchResponse,
     PatchResult,
+    VerifyBody,
     VerifyRequest,
 )
 from services.verifier.protocol.task import ConstraintUnion, TaskIn
 from services.verifier.protocol.timeline import TimelineIn, TimelineOut
 
 __all__ = [
+    "ApplyBody",
     "ApplyRequest",
     "ApplyResponse",
+    "BatchBody",
     "BatchRequest",
     "BatchResponse",
     "ConstraintUnion",
@@ -26,5 +31,6 @@ __all__ = [
     "TaskIn",
     "TimelineIn",
     "TimelineOut",
+    "VerifyBody",
     "VerifyRequest",
 ]

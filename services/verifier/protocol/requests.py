@@ -1,4 +1,8 @@
-"""Request and response bodies of the verifier's HTTP API."""
+"""Request and response bodies of the verifier's HTTP API.
+
+``*Body`` models are a request without its ``task``, which the service compiles separately
+(and caches); ``*Request`` models are the whole body, as documented and as clients send it.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +17,21 @@ from services.verifier.protocol.task import TaskIn
 from services.verifier.protocol.timeline import TimelineIn, TimelineOut
 
 
-class VerifyRequest(Wire):
-    task: TaskIn
+class VerifyBody(Wire):
     timeline: TimelineIn
 
 
-class ApplyRequest(Wire):
+class VerifyRequest(VerifyBody):
     task: TaskIn
+
+
+class ApplyBody(Wire):
     timeline: TimelineIn
     patch: PatchIn
+
+
+class ApplyRequest(ApplyBody):
+    task: TaskIn
 
 
 class ApplyResponse(BaseModel):
@@ -29,11 +39,14 @@ class ApplyResponse(BaseModel):
     report: ReportOut
 
 
-class BatchRequest(Wire):
-    task: TaskIn
+class BatchBody(Wire):
     timeline: TimelineIn
-    patches: list[PatchIn] = Field(min_length=1, max_length=256)
+    patches: list[PatchIn] = Field(min_length=1)
     include_timelines: bool = True
+
+
+class BatchRequest(BatchBody):
+    task: TaskIn
 
 
 class PatchResult(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -9,7 +10,7 @@ from pydantic import Field, model_validator
 from services.verifier import ledger as L
 from services.verifier.protocol.base import Fraction, Id, PositiveSeconds, Seconds, Wire
 from services.verifier.task import Brief, Clip, MusicTrack, Orientation, Selector, Task
-from services.verifier.timeline import TransitionType, to_frames
+from services.verifier.timeline import TransitionType, to_frames, to_frames_many
 
 
 class BriefIn(Wire):
@@ -322,10 +323,15 @@ class TaskIn(Wire):
 
 
 def _grid(times_s: list[float], fps: int) -> tuple[int, ...]:
-    """Beat times → sorted frames."""
-    return tuple(sorted([to_frames(t, fps) for t in times_s]))
+    """Beat times → sorted frames; memoised, since clients resend the same track per call."""
+    return _frames_of_grid(tuple(times_s), fps)
+
+
+@lru_cache(maxsize=256)
+def _frames_of_grid(times_s: tuple[float, ...], fps: int) -> tuple[int, ...]:
+    return tuple(sorted(to_frames_many(list(times_s), fps)))
 
 
 def _tags(tags: list[str] | tuple[str, ...]) -> frozenset[str]:
     """Tags compare case-insensitively: they are lower-cased once, here."""
-    return frozenset(tag.lower() for tag in tags)
+    return frozenset(map(str.lower, tags))
