@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import pairwise
+from operator import itemgetter
 from typing import NamedTuple
 
 from services.verifier import executability
@@ -19,6 +20,7 @@ from services.verifier.timeline import Timeline, to_frames
 from services.verifier.view import TimelineView
 
 WEIGHT_H, WEIGHT_S, WEIGHT_Q = 0.6, 0.2, 0.2
+_SATISFIED = itemgetter(0)
 DEFAULT_BEAT_TOLERANCE_S = 0.1
 PACING_BANDS_S: dict[str, tuple[float, float]] = {
     "energetic": (1.0, 2.5),
@@ -191,7 +193,7 @@ class Verifier:
             errors = tuple(executability.check(self.task, timeline))
         outcomes = [c.evaluate(view) for c in self.task.ledger]
         hard = self._hard_index
-        h = sum(outcomes[i][0] for i in hard) / len(hard) if hard else 1.0
+        h = sum(map(_SATISFIED, map(outcomes.__getitem__, hard))) / len(hard) if hard else 1.0
         if self._soft_weight > 0:
             s = sum(w * outcomes[i][1] for i, w in self._soft_index) / self._soft_weight
         else:

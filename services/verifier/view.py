@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from itertools import accumulate
-from operator import itemgetter, sub
+from itertools import accumulate, compress, repeat
+from operator import add, itemgetter, sub
 from typing import Protocol
 
 from services.verifier.task import Clip, MusicTrack, Orientation, Selector
@@ -18,6 +18,7 @@ from services.verifier.timeline import (
 )
 
 _FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+_IS_NOT_CUT = TransitionType.CUT.__ne__
 
 
 class TaskIndex(Protocol):
@@ -76,9 +77,11 @@ class TimelineView:
         self.cuts = list(accumulate(self.lengths))
         self.total = self.cuts.pop() if self.cuts else 0
         entries = list(map(_THIRD, shots))
-        cut = TransitionType.CUT
         self.transitions: list[tuple[int, Transition]] = (
-            [(i, t) for i, t in enumerate(entries) if t.type is not cut]
+            [
+                (i, entries[i])
+                for i in compress(range(len(entries)), map(_IS_NOT_CUT, map(_FIRST, entries)))
+            ]
             if entries.count(CUT) != len(entries)
             else []
         )
@@ -126,6 +129,7 @@ class TimelineView:
             return 0
         near = self.index.near_grid(self.track.beats, tolerance)
         offset = self.music.offset
-        aligned = sum(1 for cut in self.cuts if cut + offset in near)
+        positions = map(add, self.cuts, repeat(offset)) if offset else self.cuts
+        aligned = sum(map(near.__contains__, positions))
         self._aligned[tolerance] = aligned
         return aligned
