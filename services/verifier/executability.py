@@ -167,24 +167,19 @@ def is_executable(task: Task, view: TimelineView) -> bool:
 
 
 def _transitions_fit(view: TimelineView, durations: list[int]) -> bool:
-    shots, starts, ends, lengths = view.shots, view.starts, view.ends, view.lengths
-    last = len(shots) - 1
-
-    def covered(j: int) -> int:
-        incoming = shots[j].transition_in
-        used = incoming.duration if j == 0 else incoming.after_cut
-        return used + (shots[j + 1].transition_in.before_cut if j < last else 0)
-
+    """Handles on both sides of each transition, and no shot covered beyond its length."""
+    starts, ends, lengths = view.starts, view.ends, view.lengths
+    covered: dict[int, int] = {}
     for i, transition in view.transitions:
+        duration = transition.duration
+        before = duration >> 1
         if i == 0:
-            if transition.type is not TransitionType.FADE_BLACK or covered(0) > lengths[0]:
+            if transition.type is not TransitionType.FADE_BLACK:
                 return False
+            covered[0] = covered.get(0, 0) + duration
             continue
-        if (
-            starts[i] < transition.before_cut
-            or ends[i - 1] + transition.after_cut > durations[i - 1]
-        ):
+        if starts[i] < before or ends[i - 1] + duration - before > durations[i - 1]:
             return False
-        if covered(i) > lengths[i] or covered(i - 1) > lengths[i - 1]:
-            return False
-    return True
+        covered[i] = covered.get(i, 0) + duration - before
+        covered[i - 1] = covered.get(i - 1, 0) + before
+    return all(frames <= lengths[i] for i, frames in covered.items())

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from services.verifier import executability
 from services.verifier.executability import ExecError
 from services.verifier.ledger import BeatAlignment, Constraint, Outcome
-from services.verifier.task import Orientation, Selector, Task
+from services.verifier.task import MusicTrack, Orientation, Selector, Task
 from services.verifier.text import terms
 from services.verifier.timeline import Timeline, to_frames
 from services.verifier.view import TimelineView
@@ -137,6 +137,7 @@ class Verifier:
         self._matches: dict[Selector, frozenset[str]] = {}
         self._with_terms: dict[frozenset[str], frozenset[str]] = {}
         self._variety: dict[tuple[str, str], float] = {}
+        self._near: dict[tuple[str, int], frozenset[int]] = {}
         self._orientation: dict[Orientation, frozenset[str]] = {}
         beat_rules = [c for c in task.ledger if isinstance(c, BeatAlignment)]
         self._beat_tolerance = (
@@ -174,9 +175,13 @@ class Verifier:
             self._orientation[value] = found
         return found
 
-    def near_grid(self, grid: tuple[int, ...], tolerance: int) -> frozenset[int]:
-        """Every frame within ``tolerance`` of a grid point, for O(1) alignment tests."""
-        return _near_grid(grid, tolerance)
+    def near_beats(self, track: MusicTrack, tolerance: int) -> frozenset[int]:
+        """Every frame within ``tolerance`` of one of the track's beats (memoised per track)."""
+        key = (track.id, tolerance)
+        found = self._near.get(key)
+        if found is None:
+            found = self._near[key] = _near_grid(track.beats, tolerance)
+        return found
 
     def relevance(self, clip_id: str) -> float:
         return self._relevance.get(clip_id, 0.0)
@@ -261,5 +266,5 @@ class Verifier:
 
 @lru_cache(maxsize=256)
 def _near_grid(grid: tuple[int, ...], tolerance: int) -> frozenset[int]:
-    """Shared across verifiers: a beat grid recurs in every request about its track."""
+    """Shared across verifiers: a track's grid recurs in every task that uses the track."""
     return frozenset(point + delta for point in grid for delta in range(-tolerance, tolerance + 1))

@@ -27,7 +27,7 @@ class TaskIndex(Protocol):
     def matching(self, selector: Selector) -> frozenset[str]: ...
     def clips_with_terms(self, words: frozenset[str]) -> frozenset[str]: ...
     def clips_with_orientation(self, value: Orientation) -> frozenset[str]: ...
-    def near_grid(self, grid: tuple[int, ...], tolerance: int) -> frozenset[int]: ...
+    def near_beats(self, track: MusicTrack, tolerance: int) -> frozenset[int]: ...
 
 
 class TimelineView:
@@ -44,6 +44,7 @@ class TimelineView:
         "ids",
         "index",
         "lengths",
+        "matching",
         "music",
         "shots",
         "starts",
@@ -67,6 +68,7 @@ class TimelineView:
         self.music: MusicPlacement | None = timeline.music
         self.track = track
         self.index = index
+        self.matching = index.matching
         # shots and ranges are named tuples: itemgetter keeps these passes in C
         self.ids = list(map(_FIRST, shots))
         self.clip_ids = set(self.ids)
@@ -95,12 +97,9 @@ class TimelineView:
             self._clips = [pool.get(i) or Clip(id=i, duration=0) for i in self.ids]
         return self._clips
 
-    def matching(self, selector: Selector) -> frozenset[str]:
-        return self.index.matching(selector)
-
     def count_matching(self, selector: Selector) -> int:
         """Shots whose clip the selector matches."""
-        return sum(map(self.index.matching(selector).__contains__, self.ids))
+        return sum(map(self.matching(selector).__contains__, self.ids))
 
     def seconds(self, frames: int | float) -> float:
         return round(frames / self.fps, 3)
@@ -127,7 +126,7 @@ class TimelineView:
             return known
         if self.track is None or self.music is None or not self.track.beats:
             return 0
-        near = self.index.near_grid(self.track.beats, tolerance)
+        near = self.index.near_beats(self.track, tolerance)
         offset = self.music.offset
         positions = map(add, self.cuts, repeat(offset)) if offset else self.cuts
         aligned = sum(map(near.__contains__, positions))
