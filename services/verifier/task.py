@@ -44,9 +44,8 @@ class Brief:
     style: str = "neutral"
 
 
-@dataclass(frozen=True, slots=True)
-class Selector:
-    """Matches a clip listed by id, or carrying any of the tags."""
+class Selector(NamedTuple):
+    """Matches a clip listed by id, or carrying any of the tags (hashed in C: a memo key)."""
 
     clip_ids: frozenset[str] = frozenset()
     tags: frozenset[str] = frozenset()
