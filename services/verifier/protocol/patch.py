@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from services.verifier import patches as P
 from services.verifier.protocol.base import Id, PositiveSeconds, Seconds, Wire
-from services.verifier.timeline import FrameRange, Transition, TransitionType, to_frames
+from services.verifier.timeline import FrameRange, Transition, TransitionType, to_frames, to_seconds
 
 ShotIndex = Annotated[int, Field(ge=0)]
 
@@ -133,3 +133,64 @@ class PatchIn(Wire):
 
     def to_ops(self, fps: int) -> list[P.Op]:
         return [op.to_op(fps) for op in self.ops]
+
+
+def op_payload(op: P.Op, fps: int) -> dict[str, Any]:
+    """One domain op as its Patch.1 wire object (seconds)."""
+    seconds = lambda frames: to_seconds(frames, fps)  # noqa: E731
+    match op:
+        case P.Insert(at, clip_id, source):
+            return {
+                "op": "insert",
+                "at": at,
+                "clip_id": clip_id,
+                "in_s": seconds(source.start),
+                "out_s": seconds(source.end),
+            }
+        case P.Remove(shot):
+            return {"op": "remove", "shot": shot}
+        case P.Replace(shot, clip_id, source):
+            return {
+                "op": "replace",
+                "shot": shot,
+                "clip_id": clip_id,
+                "in_s": seconds(source.start),
+                "out_s": seconds(source.end),
+            }
+        case P.Trim(shot, source):
+            return {
+                "op": "trim",
+                "shot": shot,
+                "in_s": seconds(source.start),
+                "out_s": seconds(source.end),
+            }
+        case P.Move(from_, to):
+            return {"op": "move", "from": from_, "to": to}
+        case P.Swap(a, b):
+            return {"op": "swap", "a": a, "b": b}
+        case P.SetTransition(shot, transition):
+            return {
+                "op": "set_transition",
+                "shot": shot,
+                "type": transition.type.value,
+                "duration_s": seconds(transition.duration),
+            }
+        case P.SetMusic(track_id, offset, fade_out):
+            payload: dict[str, Any] = {
+                "op": "set_music",
+                "track_id": track_id,
+                "offset_s": seconds(offset),
+            }
+            if fade_out is not None:
+                payload["fade_out_s"] = seconds(fade_out)
+            return payload
+        case P.SnapToBeats(tolerance):
+            return {"op": "snap_to_beats", "tolerance_s": seconds(tolerance)}
+        case P.FitDuration(target):
+            return {"op": "fit_duration", "target_s": seconds(target)}
+    raise TypeError(f"not a patch op: {op!r}")
+
+
+def patch_payload(ops: list[P.Op] | tuple[P.Op, ...], fps: int) -> dict[str, Any]:
+    """Domain ops as a Patch.1 document; ``PatchIn.model_validate(...).to_ops(fps)`` inverts it."""
+    return {"schema": "Patch.1", "ops": [op_payload(op, fps) for op in ops]}

@@ -1,0 +1,1 @@
+"""What can propose edits: the built-in search, an OpenAI-compatible LLM, local checkpoints."""
