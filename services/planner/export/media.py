@@ -1,0 +1,197 @@
+"""Media on disk: resolve task URIs safely under one root, drive ffmpeg, make example media.
+
+Every path a render or an export opens comes through :func:`resolve_media`, so no URI
+in a task can reach outside the media root (``..``, absolute paths, symlinks, ``http:``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from services.planner.export.errors import (
+    FfmpegUnavailable,
+    MediaNotFound,
+    MediaOutsideRoot,
+    RenderFailed,
+)
+from services.verifier.task import Clip, MusicTrack, Orientation, Task
+
+__all__ = [
+    "SAMPLE_RATE",
+    "ffmpeg_binary",
+    "generate_example_media",
+    "resolve_media",
+    "run_ffmpeg",
+    "video_encoder",
+]
+
+SAMPLE_RATE = 44100
+_PATTERNS = ("testsrc2", "smptebars", "rgbtestsrc", "smptehdbars", "testsrc", "color")
+_COLORS = ("teal", "orange", "purple", "olive", "navy", "maroon")
+
+
+def resolve_media(
+    uri: str, media_root: Path, *, param: str | None = None, must_exist: bool = False
+) -> Path:
+    """The file a task URI names, guaranteed to lie inside ``media_root``.
+
+    ``media/c01.mp4`` → ``<root>/media/c01.mp4``; ``file:///<root>/x.wav`` is accepted;
+    ``../x``, ``/etc/passwd``, ``http://…`` and symlinks leading out raise
+    :class:`MediaOutsideRoot` (naming ``param``, e.g. ``clips[3].uri``).
+    """
+
+    def refuse(why: str) -> MediaOutsideRoot:
+        return MediaOutsideRoot(f"media URI {uri!r} {why}", param=param, context={"uri": uri})
+
+    if not uri or "\x00" in uri:
+        raise refuse("is empty or malformed")
+    parts = urlsplit(uri)
+    if parts.scheme == "file":
+        if parts.netloc not in ("", "localhost") or parts.query or parts.fragment:
+            raise refuse("is not a local file URI")
+        raw = unquote(parts.path)
+    elif parts.scheme:
+        raise refuse(f"uses the {parts.scheme}: scheme; only paths and file: URIs are allowed")
+    else:
+        raw = uri
+    root = Path(media_root).resolve()
+    candidate = Path(raw)
+    if ".." in candidate.parts:
+        raise refuse("climbs out with '..'")
+    resolved = (candidate if candidate.is_absolute() else root / candidate).resolve()
+    if not resolved.is_relative_to(root):
+        raise refuse(f"resolves outside the media root {root}")
+    if must_exist and not resolved.is_file():
+        raise MediaNotFound(f"no media file at {resolved} for {uri!r}", param=param)
+    return resolved
+
+
+def ffmpeg_binary(name: str = "ffmpeg") -> str:
+    """The path of ``ffmpeg`` (or ``ffprobe``); :class:`FfmpegUnavailable` when missing."""
+    found = shutil.which(name)
+    if found is None:
+        raise FfmpegUnavailable(f"{name} is not on the PATH: install ffmpeg")
+    return found
+
+
+@functools.cache
+def video_encoder() -> str:
+    """``libx264`` when this ffmpeg has it, else ``mpeg4`` (asked once per process)."""
+    listing = subprocess.run(
+        [ffmpeg_binary(), "-hide_banner", "-encoders"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    return "libx264" if " libx264 " in listing else "mpeg4"
+
+
+def encoder_args(*, fps: int) -> list[str]:
+    """Fast H.264 (or MPEG-4 part 2) settings with a keyframe every second."""
+    if video_encoder() == "libx264":
+        return ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", str(fps)]
+    return ["-c:v", "mpeg4", "-q:v", "4", "-pix_fmt", "yuv420p", "-g", str(fps)]
+
+
+def run_ffmpeg(argv: list[str], *, timeout_s: float, what: str = "ffmpeg") -> None:
+    """Run one ffmpeg argv (no shell); :class:`RenderFailed` with its stderr tail on failure."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired as exc:
+        tail = _tail(exc.stderr)
+        message = f"{what} ran past {timeout_s} s"
+        raise RenderFailed(message, stderr=tail, code="render_timeout") from None
+    if done.returncode != 0:
+        raise RenderFailed(f"{what} exited with {done.returncode}", stderr=_tail(done.stderr))
+
+
+def _tail(stderr: str | bytes | None, lines: int = 20) -> str:
+    if isinstance(stderr, bytes):
+        stderr = stderr.decode(errors="replace")
+    return "\n".join((stderr or "").strip().splitlines()[-lines:])
+
+
+def generate_example_media(
+    task: Task,
+    media_root: Path,
+    *,
+    size: tuple[int, int] = (320, 180),
+    overwrite: bool = False,
+    timeout_s: float = 300.0,
+) -> list[Path]:
+    """Write a synthetic file for every clip and music track at the path its URI names.
+
+    Clips are distinct lavfi test patterns at the task fps, exactly ``duration`` frames,
+    oriented like the clip (portrait swaps ``size``); tracks are a WAV at 44.1 kHz with a
+    click on every beat and a higher one on downbeats. Existing files are kept unless
+    ``overwrite``. Returns the paths written.
+    """
+    jobs = [
+        (resolve_media(clip.uri, media_root, param=f"clips[{i}].uri"), clip, i)
+        for i, clip in enumerate(task.clips.values())
+    ]
+    jobs += [
+        (resolve_media(track.uri, media_root, param=f"music[{i}].uri"), track, i)
+        for i, track in enumerate(task.tracks.values())
+    ]  # every URI is checked before anything is written
+    written: list[Path] = []
+    for path, item, index in jobs:
+        if path.exists() and not overwrite:
+            continue
+        if isinstance(item, Clip):
+            args = _clip_args(item, index, task.fps, size)
+        else:
+            args = _track_args(item, task.fps)
+        _write(path, args, timeout_s)
+        written.append(path)
+    return written
+
+
+def _write(path: Path, args: list[str], timeout_s: float) -> None:
+    """Encode to a hidden sibling, then rename: a killed run leaves no half file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.stem}.partial{path.suffix}")
+    argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
+    try:
+        run_ffmpeg([*argv, *args, str(partial)], timeout_s=timeout_s, what=f"writing {path.name}")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _clip_args(clip: Clip, index: int, fps: int, size: tuple[int, int]) -> list[str]:
+    long, short = max(size), min(size)
+    width, height = {
+        Orientation.PORTRAIT: (short, long),
+        Orientation.SQUARE: (short, short),
+    }.get(clip.orientation, (long, short))
+    pattern = _PATTERNS[index % len(_PATTERNS)]
+    source = f"{pattern}=s={width}x{height}:r={fps}"
+    if pattern == "color":
+        source = f"color=c={_COLORS[index % len(_COLORS)]}:s={width}x{height}:r={fps}"
+    graph = f"{source},hue=h={(index // len(_PATTERNS)) * 53 % 360},format=yuv420p"
+    return [
+        "-f", "lavfi", "-i", graph,
+        "-frames:v", str(clip.duration), *encoder_args(fps=fps), "-an",
+    ]  # fmt: skip
+
+
+def _track_args(track: MusicTrack, fps: int) -> list[str]:
+    samples = round(Fraction(track.duration * SAMPLE_RATE, fps))
+    beat = 60.0 / track.bpm if track.bpm > 0 else 0.5
+    phase = track.beats[0] / fps if track.beats else 0.0
+    down = track.downbeats[0] / fps if track.downbeats else phase
+    expr = (
+        f"0.12*sin(2*PI*110*t)"
+        f"+0.45*sin(2*PI*880*t)*exp(-40*mod(t-{phase:.6f},{beat:.6f}))"
+        f"+0.35*sin(2*PI*1760*t)*exp(-40*mod(t-{down:.6f},{4 * beat:.6f}))"
+    )
+    seconds = samples / SAMPLE_RATE + 0.1
+    graph = f"aevalsrc=exprs='{expr}':s={SAMPLE_RATE}:d={seconds:.6f},atrim=end_sample={samples}"
+    return ["-f", "lavfi", "-i", graph, "-c:a", "pcm_s16le", "-vn"]

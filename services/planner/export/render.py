@@ -1,0 +1,251 @@
+"""Render a timeline to an MP4 with one ffmpeg call and one ``-filter_complex`` pass.
+
+Each shot is one input, cut to its source range *plus its transition handles*: a shot
+entered by a transition of ``d`` frames starts ``d // 2`` frames before its in point, and
+one left by a transition ends ``d - d // 2`` frames after its out point. Runs of cuts are
+joined with ``concat``; every other transition is an ``xfade`` of ``d`` frames whose
+offset is ``cut − d // 2`` (the cut's timeline frame), so the video lasts exactly
+``timeline.length`` frames. See ``docs/planner.md`` ("Export and render").
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from services.planner.export.errors import MediaNotFound, NotExecutable, RenderFailed
+from services.planner.export.media import (
+    SAMPLE_RATE,
+    encoder_args,
+    ffmpeg_binary,
+    resolve_media,
+    run_ffmpeg,
+)
+from services.verifier.executability import check
+from services.verifier.task import Task
+from services.verifier.timeline import Timeline, Transition, TransitionType
+
+__all__ = ["XFADE", "RenderResult", "build_render_command", "default_size", "render"]
+
+XFADE = {
+    TransitionType.DISSOLVE: "fade",
+    TransitionType.FADE_BLACK: "fadeblack",
+    TransitionType.WIPE: "wipeleft",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RenderResult:
+    """What :func:`render` wrote, and what ffprobe measured in it."""
+
+    path: Path
+    expected_s: float
+    duration_s: float
+    frames: int | None
+    audio_duration_s: float | None
+    elapsed_s: float
+    command: tuple[str, ...]
+
+
+def default_size(aspect: str, *, short_side: int = 720) -> tuple[int, int]:
+    """``"16:9"`` → (1280, 720), ``"9:16"`` → (720, 1280); even numbers, 16:9 if unparsable."""
+    try:
+        w, h = (Fraction(part) for part in aspect.split(":"))
+        ratio = w / h
+    except (ValueError, ZeroDivisionError):
+        ratio = Fraction(16, 9)
+    if ratio <= 0:
+        ratio = Fraction(16, 9)
+    if ratio >= 1:
+        return 2 * round(short_side * ratio / 2), short_side
+    return short_side, 2 * round(short_side / ratio / 2)
+
+
+def _secs(frames: int, fps: int) -> str:
+    return f"{frames / fps:.6f}"
+
+
+def build_render_command(
+    task: Task,
+    timeline: Timeline,
+    media_root: Path,
+    out_path: Path,
+    *,
+    size: tuple[int, int] | None = None,
+    fps: int | None = None,
+) -> list[str]:
+    """The ffmpeg argv that renders ``timeline``; refuses non-executable timelines and any
+    media URI outside ``media_root`` before anything runs."""
+    errors = check(task, timeline)
+    if errors:
+        first = errors[0]
+        raise NotExecutable(
+            f"timeline is not executable: {first.message}",
+            param=None if first.shot is None else f"shots[{first.shot}]",
+            context={"errors": [e._asdict() for e in errors]},
+        )
+    rate = task.fps
+    out_fps = fps or rate
+    width, height = size or default_size(task.brief.aspect)
+    sources = [_clip_path(task, shot.clip_id, media_root) for shot in timeline.shots]
+    if timeline.music is not None:
+        sources.append(_track_path(task, timeline.music.track_id, media_root))
+    for path, param in sources:  # every URI is inside the root; now check the files
+        if not path.is_file():
+            raise MediaNotFound(f"no media file at {path}", param=param)
+    argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
+    for path, _ in sources:
+        argv += ["-i", str(path)]
+
+    chains = [*_video_chains(timeline, width, height, out_fps), _audio_chain(timeline)]
+    return [
+        *argv,
+        "-filter_complex", ";".join(chains),
+        "-map", "[vout]", "-map", "[aout]",
+        *encoder_args(fps=out_fps), "-r", str(out_fps),
+        "-c:a", "aac", "-b:a", "128k", "-ar", str(SAMPLE_RATE),
+        "-movflags", "+faststart", str(out_path),
+    ]  # fmt: skip
+
+
+def _video_chains(timeline: Timeline, width: int, height: int, out_fps: int) -> list[str]:
+    """One chain per shot (``[s<i>]``), a concat per run of cuts (``[g<j>]``), an xfade per
+    other transition (``[x<j>]``), and the output ``[vout]``."""
+    rate, shots = timeline.fps, timeline.shots
+    chains: list[str] = []
+    groups: list[list[str]] = [[]]
+    joins: list[tuple[str, int, int]] = []  # (xfade name, duration, offset) into group j
+    cuts = [0, *timeline.cut_positions()]
+    for i, shot in enumerate(shots):
+        enter = shot.transition_in if i and _blends(shot.transition_in) else None
+        leave = shots[i + 1].transition_in if i + 1 < len(shots) else None
+        before = enter.before_cut if enter else 0
+        after = leave.after_cut if leave and _blends(leave) else 0
+        steps = [
+            f"fps={rate}",
+            f"trim=start_frame={shot.source.start - before}:end_frame={shot.source.end + after}",
+            "setpts=PTS-STARTPTS",
+            # media a little shorter than its declared duration: hold its last frame (≤ 1 s)
+            f"tpad=stop_mode=clone:stop={rate}",
+            f"trim=end_frame={shot.length + before + after}",
+        ]
+        first = shot.transition_in
+        if i == 0 and first.type is TransitionType.FADE_BLACK and first.duration:
+            steps.append(f"fade=t=in:s=0:n={first.duration}")
+        steps += [
+            f"scale={width}:{height}:force_original_aspect_ratio=decrease",
+            f"pad={width}:{height}:(ow-iw)/2:(oh-ih)/2:color=black",
+            "setsar=1,format=yuv420p,settb=AVTB",
+        ]
+        chains.append(f"[{i}:v]{','.join(steps)}[s{i}]")
+        if enter:  # the transition starts before_cut frames before the cut
+            joins.append((XFADE[enter.type], enter.duration, cuts[i] - before))
+            groups.append([])
+        groups[-1].append(f"[s{i}]")
+    for j, members in enumerate(groups):
+        join = f"concat=n={len(members)}:v=1:a=0,settb=AVTB" if len(members) > 1 else "null"
+        chains.append(f"{''.join(members)}{join}[g{j}]")
+    current = "[g0]"
+    for j, (name, duration, offset) in enumerate(joins, start=1):
+        chains.append(
+            f"{current}[g{j}]xfade=transition={name}:duration={_secs(duration, rate)}"
+            f":offset={_secs(offset, rate)}[x{j}]"
+        )
+        current = f"[x{j}]"
+    # xfade and concat end their stream at the last frame's start, and ``fps`` would drop
+    # that frame: clone it once, renumber, and let ``trim`` end the stream after frame N.
+    chains.append(
+        f"{current}tpad=stop_mode=clone:stop=1,setpts=N/({rate}*TB),"
+        f"trim=end_frame={timeline.length},fps={out_fps},format=yuv420p[vout]"
+    )
+    return chains
+
+
+def _audio_chain(timeline: Timeline) -> str:
+    """The music from ``offset`` for the timeline's length, faded out; else silence."""
+    rate, length = timeline.fps, _secs(timeline.length, timeline.fps)
+    music = timeline.music
+    if music is None:
+        return f"anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end={length}[aout]"
+    fade = ""
+    if music.fade_out:
+        start = _secs(timeline.length - music.fade_out, rate)
+        fade = f",afade=t=out:st={start}:d={_secs(music.fade_out, rate)}"
+    return (
+        f"[{len(timeline.shots)}:a]atrim=start={_secs(music.offset, rate)}"
+        f":end={_secs(music.offset + timeline.length, rate)},asetpts=PTS-STARTPTS,"
+        f"aformat=sample_fmts=fltp:sample_rates={SAMPLE_RATE}:channel_layouts=stereo"
+        f"{fade},apad=whole_dur={length},atrim=end={length}[aout]"
+    )
+
+
+def _blends(transition: Transition) -> bool:
+    """Anything but a cut, of at least one frame, is an ``xfade`` (``d // 2`` may be 0)."""
+    return transition.type is not TransitionType.CUT and transition.duration > 0
+
+
+def _clip_path(task: Task, clip_id: str, media_root: Path) -> tuple[Path, str]:
+    param = f"clips[{list(task.clips).index(clip_id)}].uri"
+    return resolve_media(task.clips[clip_id].uri, media_root, param=param), param
+
+
+def _track_path(task: Task, track_id: str, media_root: Path) -> tuple[Path, str]:
+    param = f"music[{list(task.tracks).index(track_id)}].uri"
+    return resolve_media(task.tracks[track_id].uri, media_root, param=param), param
+
+
+def render(
+    task: Task,
+    timeline: Timeline,
+    media_root: Path,
+    out_path: Path,
+    *,
+    size: tuple[int, int] | None = None,
+    fps: int | None = None,
+    timeout_s: float = 600.0,
+) -> RenderResult:
+    """Render ``timeline`` to ``out_path`` (written whole or not at all) and measure it."""
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    partial = out_path.with_name(f".{out_path.stem}.partial{out_path.suffix}")
+    argv = build_render_command(task, timeline, media_root, partial, size=size, fps=fps)
+    started = time.monotonic()
+    try:
+        run_ffmpeg(argv, timeout_s=timeout_s, what="render")
+        partial.replace(out_path)
+    finally:
+        partial.unlink(missing_ok=True)
+    elapsed = time.monotonic() - started
+    video, audio = probe(out_path)
+    if video is None:
+        raise RenderFailed(f"ffmpeg wrote no video stream to {out_path}")
+    frames = video.get("nb_frames")
+    return RenderResult(
+        path=out_path,
+        expected_s=timeline.length / task.fps,
+        duration_s=float(video["duration"]),
+        frames=int(frames) if str(frames).isdigit() else None,
+        audio_duration_s=float(audio["duration"]) if audio and "duration" in audio else None,
+        elapsed_s=round(elapsed, 3),
+        command=tuple(argv),
+    )
+
+
+def probe(path: Path) -> tuple[dict | None, dict | None]:
+    """ffprobe's first video and first audio stream of ``path`` (``None`` where absent)."""
+    done = subprocess.run(
+        [ffmpeg_binary("ffprobe"), "-v", "error", "-show_entries",
+         "stream=codec_type,codec_name,duration,nb_frames,width,height,r_frame_rate",
+         "-of", "json", str(path)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RenderFailed(f"ffprobe could not read {path}", stderr=done.stderr[-2000:])
+    streams = json.loads(done.stdout or "{}").get("streams", [])
+    video = next((s for s in streams if s.get("codec_type") == "video"), None)
+    audio = next((s for s in streams if s.get("codec_type") == "audio"), None)
+    return video, audio

@@ -1,0 +1,141 @@
+"""Media URIs stay inside the media root; example media have the task's exact durations."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from services.common.errors import RefineryError
+from services.planner.export import (
+    MediaNotFound,
+    MediaOutsideRoot,
+    generate_example_media,
+    resolve_media,
+)
+from services.verifier.task import Clip, Orientation, Task
+from tests.planner.export_factories import SIZE, small_task
+
+needs_ffmpeg = pytest.mark.skipif(
+    shutil.which("ffmpeg") is None or shutil.which("ffprobe") is None, reason="needs ffmpeg"
+)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    media = tmp_path / "root"
+    (media / "media").mkdir(parents=True)
+    (media / "media" / "c01.mp4").write_bytes(b"x")
+    return media
+
+
+def test_relative_and_file_uris_resolve_inside_the_root(root: Path):
+    inside = (root / "media" / "c01.mp4").resolve()
+    assert resolve_media("media/c01.mp4", root) == inside
+    assert resolve_media(f"file://{inside}", root) == inside
+    assert resolve_media(inside.as_uri(), root, must_exist=True) == inside
+    assert resolve_media(str(inside), root) == inside  # an absolute path inside is fine
+    assert resolve_media("media/new%20clip.mp4", root).name == "new%20clip.mp4"
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "../secret.mp4",
+        "media/../../secret.mp4",
+        "/etc/passwd",
+        "file:///etc/passwd",
+        "file://otherhost/media/c01.mp4",
+        "http://example.com/c01.mp4",
+        "s3://bucket/c01.mp4",
+        "data:video/mp4;base64,AAAA",
+        "",
+    ],
+)
+def test_uris_escaping_the_root_are_refused(root: Path, uri: str):
+    with pytest.raises(MediaOutsideRoot) as caught:
+        resolve_media(uri, root, param="clips[3].uri")
+    error = caught.value
+    assert isinstance(error, RefineryError)
+    assert (error.status_code, error.code) == (422, "media_outside_root")
+    assert error.param == "clips[3].uri"
+    assert error.envelope()["error"]["uri"] == uri
+
+
+def test_a_symlink_leading_out_of_the_root_is_refused(root: Path, tmp_path: Path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "c.mp4").write_bytes(b"x")
+    os.symlink(outside, root / "media" / "link")
+    with pytest.raises(MediaOutsideRoot):
+        resolve_media("media/link/c.mp4", root)
+    os.symlink(root / "media" / "c01.mp4", root / "media" / "alias.mp4")
+    assert resolve_media("media/alias.mp4", root).name == "c01.mp4"  # a link inside is fine
+
+
+def test_missing_file_is_reported_only_when_asked(root: Path):
+    assert resolve_media("media/absent.mp4", root).name == "absent.mp4"
+    with pytest.raises(MediaNotFound) as caught:
+        resolve_media("media/absent.mp4", root, param="clips[0].uri", must_exist=True)
+    assert caught.value.code == "media_not_found" and caught.value.param == "clips[0].uri"
+
+
+def _probe(path: Path) -> dict:
+    out = subprocess.run(
+        ["ffprobe", "-v", "error", "-show_entries",
+         "stream=codec_type,codec_name,width,height,nb_frames,duration,sample_rate,r_frame_rate",
+         "-of", "json", str(path)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    return json.loads(out)["streams"][0]
+
+
+@needs_ffmpeg
+@pytest.mark.parametrize("fps", [30, 25])
+def test_generated_media_have_exact_durations(tmp_path: Path, fps: int):
+    base = small_task(fps, clips=2, seconds=1)
+    portrait = Clip("p", fps // 2 + 1, "media/p.mp4", orientation=Orientation.PORTRAIT)
+    task = Task.build(
+        id="gen", fps=fps, brief=base.brief,
+        clips=[*base.clips.values(), portrait], tracks=base.tracks.values(),
+    )  # fmt: skip
+    written = generate_example_media(task, tmp_path, size=SIZE)
+    assert sorted(p.name for p in written) == ["c0.mp4", "c1.mp4", "m1.wav", "p.mp4"]
+    for clip in task.clips.values():
+        stream = _probe(tmp_path / clip.uri)
+        assert stream["codec_name"] in ("h264", "mpeg4")
+        assert int(stream["nb_frames"]) == clip.duration
+        assert stream["r_frame_rate"] == f"{fps}/1"
+    landscape, upright = _probe(tmp_path / "media/c0.mp4"), _probe(tmp_path / "media/p.mp4")
+    assert (landscape["width"], landscape["height"]) == (160, 90)
+    assert (upright["width"], upright["height"]) == (90, 160)
+    wav = _probe(tmp_path / "media/m1.wav")
+    assert wav["sample_rate"] == "44100"
+    assert float(wav["duration"]) == pytest.approx(task.tracks["m1"].duration / fps, abs=1e-4)
+
+
+@needs_ffmpeg
+def test_existing_files_are_kept_unless_overwrite(tmp_path: Path):
+    task = small_task(25, clips=1, seconds=1)
+    first = generate_example_media(task, tmp_path, size=SIZE)
+    assert len(first) == 2
+    stamp = (tmp_path / "media/c0.mp4").stat().st_mtime_ns
+    assert generate_example_media(task, tmp_path, size=SIZE) == []
+    assert (tmp_path / "media/c0.mp4").stat().st_mtime_ns == stamp
+    again = generate_example_media(task, tmp_path, size=SIZE, overwrite=True)
+    assert len(again) == 2
+    assert not list((tmp_path / "media").glob(".*partial*"))
+
+
+def test_a_bad_uri_refuses_the_whole_batch_before_writing(tmp_path: Path):
+    base = small_task(25, clips=2, seconds=1)
+    bad = Clip(id="x", duration=10, uri="../../x.mp4")
+    task = Task.build(id="bad", fps=25, brief=base.brief, clips=[*base.clips.values(), bad])
+    with pytest.raises(MediaOutsideRoot) as caught:
+        generate_example_media(task, tmp_path)
+    assert caught.value.param == "clips[2].uri"
+    assert not (tmp_path / "media").exists()
