@@ -12,8 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import DateTime, Table, event, text
+from sqlalchemy import JSON, DateTime, Table, event, text
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
@@ -35,6 +36,10 @@ log = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 _DDL_LOCK_ID = 0x5EF1_0E55  # pg advisory lock serialising concurrent create_all
+
+
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+"""JSON documents: JSONB on Postgres, JSON text on SQLite."""
 
 
 def utcnow() -> datetime:

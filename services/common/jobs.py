@@ -18,21 +18,18 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint, and_, or_, update
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import Column, Index, UniqueConstraint, and_, or_, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from services.common.db import UTCDateTime, utcnow, write_engine
+from services.common.db import JsonType, UTCDateTime, utcnow, write_engine
 from services.common.errors import NotFoundError, RefineryError
 
 __all__ = ["FINISHED", "Job", "JobQueue", "JobStatus", "LeaseLost"]
 
 JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 FINISHED: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
-
-_Json = JSON().with_variant(JSONB(), "postgresql")
 
 
 def _new_id() -> str:
@@ -58,10 +55,14 @@ class Job(SQLModel, table=True):
     id: str = Field(default_factory=_new_id, primary_key=True, max_length=32)
     kind: str = Field(index=True, max_length=100)
     status: str = Field(default="queued", max_length=16)
-    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(_Json, nullable=False))
-    progress: dict[str, Any] = Field(default_factory=dict, sa_column=Column(_Json, nullable=False))
-    result: dict[str, Any] | None = Field(default=None, sa_column=Column(_Json))
-    error: dict[str, Any] | None = Field(default=None, sa_column=Column(_Json))
+    payload: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JsonType, nullable=False)
+    )
+    progress: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JsonType, nullable=False)
+    )
+    result: dict[str, Any] | None = Field(default=None, sa_column=Column(JsonType))
+    error: dict[str, Any] | None = Field(default=None, sa_column=Column(JsonType))
     idempotency_key: str | None = Field(default=None, max_length=200)
     attempts: int = 0
     max_attempts: int = 3

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
 
 from services.verifier.app import build_app
 from services.verifier.config import VerifierSettings
+from tests.servers import serve_in_thread
 
 
 @pytest.fixture
@@ -75,21 +73,8 @@ def keyed_app() -> FastAPI:
 @pytest.fixture(scope="session")
 def live_url() -> Iterator[str]:
     """A real uvicorn serving the verifier on a free port, in a thread."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    app = build_app(VerifierSettings(api_keys=[]))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    with serve_in_thread(build_app(VerifierSettings(api_keys=[]))) as url:
+        yield url
 
 
 @pytest.fixture

@@ -1,0 +1,198 @@
+"""The ``hf:<id>`` proposer: a local causal-LM checkpoint (e.g. one the trainer published).
+
+The checkpoint loads on first use, from local files only, and stays cached per path and
+device for the process: every proposer on the same checkpoint shares one model. Candidates
+are ``n`` sampled continuations of the same prompt the LLM proposer sends (through the
+tokenizer's chat template when it has one), read like the LLM's answers: unusable ones are
+counted and dropped, never raised. A path that holds no checkpoint is a 422 at construction.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from services.planner.proposers.base import Proposal, ProposerError, ProposerStats
+from services.planner.proposers.prompting import parse_candidates, render_messages
+from services.planner.proposers.simple_draft import DraftFn, simple_draft
+from services.verifier.score import Report
+from services.verifier.task import Task
+from services.verifier.timeline import Timeline
+
+
+@dataclass
+class LoadedModel:
+    """A checkpoint in memory; ``lock`` serialises generation on it."""
+
+    tokenizer: Any
+    model: Any
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_CACHE: dict[tuple[str, str], LoadedModel] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def clear_cache(path: str | None = None) -> None:
+    """Forget loaded checkpoints (all, or those at ``path``): e.g. after a republish."""
+    with _CACHE_LOCK:
+        for key in [k for k in _CACHE if path is None or k[0] == path]:
+            del _CACHE[key]
+
+
+def resolve_checkpoint(path_or_id: str) -> str:
+    """A local checkpoint directory, or a hub id already in the local cache; else a 422."""
+    path = Path(path_or_id).expanduser()
+    if path.is_dir() and (path / "config.json").is_file():
+        return str(path.resolve())
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = try_to_load_from_cache(path_or_id, "config.json")
+    except (ValueError, OSError):
+        cached = None
+    if isinstance(cached, str):
+        return str(Path(cached).parent)
+    raise ProposerError(
+        f"no local checkpoint at {path_or_id!r} (a directory with config.json, "
+        "or a hub id already downloaded)",
+        code="unknown_proposer",
+        status_code=422,
+        param="proposer",
+    )
+
+
+def load(path: str, device: str = "cpu") -> LoadedModel:
+    """The tokenizer and model at ``path`` on ``device``, loaded once per process."""
+    key = (path, device)
+    with _CACHE_LOCK:
+        loaded = _CACHE.get(key)
+        if loaded is None:
+            loaded = _CACHE[key] = _load(path, device)
+    return loaded
+
+
+def _load(path: str, device: str) -> LoadedModel:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+    except (OSError, ValueError, KeyError) as error:
+        raise ProposerError(
+            f"cannot load the checkpoint at {path}: {error}",
+            code="bad_checkpoint",
+            status_code=422,
+            param="proposer",
+        ) from None
+    model.to(device)
+    model.eval()
+    return LoadedModel(tokenizer, model)
+
+
+class HFProposer:
+    """Patches sampled from a local checkpoint; ``name`` defaults to ``hf:<path_or_id>``
+    (a registry passes ``hf:<checkpoint id>``)."""
+
+    def __init__(
+        self,
+        path_or_id: str,
+        *,
+        device: str = "cpu",
+        max_new_tokens: int = 256,
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        draft: DraftFn = simple_draft,
+        name: str | None = None,
+    ) -> None:
+        self.name = name or f"hf:{path_or_id}"
+        self.path = resolve_checkpoint(path_or_id)
+        self.device = device
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self.top_p = top_p
+        self.stats = ProposerStats()
+        self.drop_reasons: Counter[str] = Counter()
+        self._draft = draft
+
+    @property
+    def loaded(self) -> LoadedModel:
+        return load(self.path, self.device)
+
+    def check(self) -> None:
+        """Load the checkpoint now; :class:`ProposerError` (422) when it cannot load."""
+        self.loaded  # noqa: B018 - loading is the check
+
+    def draft(self, task: Task, *, seed: int) -> Timeline:
+        return self._draft(task, seed=seed)
+
+    def propose(
+        self, task: Task, timeline: Timeline, report: Report, *, n: int, seed: int
+    ) -> list[Proposal]:
+        if n <= 0:
+            return []
+        texts = self.complete(render_messages(task, timeline, report), n=n, seed=seed)
+        return parse_candidates(
+            texts, task, source=self.name, stats=self.stats, reasons=self.drop_reasons
+        )
+
+    def complete(self, messages: list[dict[str, str]], *, n: int, seed: int) -> list[str]:
+        """``n`` sampled continuations (one when ``temperature`` is 0: greedy); ``[]`` after a
+        generation failure, which is recorded in ``stats.errors``."""
+        import torch
+
+        loaded = self.loaded
+        self.stats.requests += 1
+        tokenizer, model = loaded.tokenizer, loaded.model
+        templated = bool(getattr(tokenizer, "chat_template", None))
+        inputs = tokenizer(
+            prompt_text(tokenizer, messages),
+            return_tensors="pt",
+            add_special_tokens=not templated,  # a chat template writes its own
+        ).to(self.device)
+        sample = self.temperature > 0
+        options: dict[str, Any] = {
+            "max_new_tokens": self.max_new_tokens,
+            "do_sample": sample,
+            "num_return_sequences": n if sample else 1,
+            "pad_token_id": tokenizer.pad_token_id
+            if tokenizer.pad_token_id is not None
+            else tokenizer.eos_token_id,
+        }
+        if sample:
+            options.update(temperature=self.temperature, top_p=self.top_p)
+        try:
+            with loaded.lock, _seeded(torch, self.device, seed), torch.inference_mode():
+                output = model.generate(**inputs, **options)
+        except (RuntimeError, ValueError, IndexError) as error:
+            self.stats.errors.append(f"{self.name}: generation failed: {error}")
+            return []
+        new = output[:, inputs["input_ids"].shape[1] :]
+        return tokenizer.batch_decode(new, skip_special_tokens=True)
+
+
+@contextmanager
+def _seeded(torch: Any, device: str, seed: int) -> Iterator[None]:
+    """``seed`` drives sampling inside; the global RNG state is restored afterwards."""
+    kind = torch.device(device)
+    devices = [] if kind.type == "cpu" else [kind.index or 0]
+    with torch.random.fork_rng(devices=devices, device_type=kind.type if devices else "cuda"):
+        torch.manual_seed(seed)
+        yield
+
+
+def prompt_text(tokenizer: Any, messages: list[dict[str, str]]) -> str:
+    """The chat template's rendering with the assistant turn opened, else plain text."""
+    if getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return plain_prompt(messages)
+
+
+def plain_prompt(messages: list[dict[str, str]]) -> str:
+    """Messages as plain text for a tokenizer without a chat template."""
+    return "".join(f"{m['role']}:\n{m['content']}\n\n" for m in messages) + "assistant:\n"

@@ -1,0 +1,226 @@
+"""An in-process fake of an OpenAI-compatible chat endpoint (``POST /v1/chat/completions``,
+``GET /v1/models``), served by a real uvicorn on a free localhost port.
+
+It honours ``n`` (that many choices), ``response_format`` (json_schema: bare JSON content;
+otherwise the JSON comes wrapped in prose and a code fence, as an unconstrained model
+writes it), ``temperature`` (0: every choice is the same greedy answer) and ``seed`` (the same
+seed gives the same answers). Valid answers are real edits of the prompt's own timeline: it
+reads the ```json block (Timeline.1) and the clip table of the user message.
+
+Modes: ``valid``, ``mixed`` (valid and garbage alternate), ``garbage`` (prose, broken JSON,
+schema violations, unknown ids, empty content), ``error`` (HTTP 500), ``flaky`` (500 for the
+first ``fail_first`` requests, then valid), ``slow`` (valid after ``delay_s``), ``no_choices``
+(200 without a ``choices`` list). An endpoint that is down is just a closed port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from tests.servers import serve_in_thread
+
+Mode = Literal["valid", "mixed", "garbage", "error", "flaky", "slow", "no_choices"]
+
+GARBAGE = (
+    "I would add the sunset shot at the end and tighten the opening.",
+    '{"schema":"Patch.1","ops":[{"op":"trim","shot":0,',
+    '{"schema":"Patch.1","ops":[{"op":"explode","shot":0}]}',
+    '{"schema":"Patch.1","ops":[{"op":"insert","at":0,"clip_id":"zz-404","in_s":0,"out_s":1}]}',
+    '{"schema":"Patch.1","ops":[]}',
+    '{"schema":"Patch.1","ops":[{"op":"remove","shot":-1}]}',
+    "",
+    None,
+)
+
+_FENCE = re.compile(r"```json\n(.*?)\n```", re.S)
+_CLIP = re.compile(r"^(\S+) \| ([0-9.]+)s \| ", re.M)
+
+
+class _Message(BaseModel):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class _JsonSchema(BaseModel):
+    name: str = Field(min_length=1)
+    schema_: dict[str, Any] = Field(alias="schema")
+    strict: bool | None = None
+
+
+class _ResponseFormat(BaseModel):
+    type: Literal["text", "json_object", "json_schema"]
+    json_schema: _JsonSchema | None = None
+
+    @model_validator(mode="after")
+    def _schema_given(self) -> _ResponseFormat:
+        if self.type == "json_schema" and self.json_schema is None:
+            raise ValueError("response_format json_schema needs json_schema")
+        return self
+
+
+class _ChatRequest(BaseModel):
+    model: str
+    messages: list[_Message] = Field(min_length=1)
+    n: int = Field(1, ge=1, le=64)
+    temperature: float = Field(1.0, ge=0, le=2)
+    seed: int | None = None
+    max_tokens: int | None = Field(None, ge=1)
+    response_format: _ResponseFormat | None = None
+
+
+class FakeOpenAI:
+    """The fake's state (mode, knobs, every request body and Authorization seen) and its app."""
+
+    def __init__(self, models: tuple[str, ...] = ("fake-planner",)) -> None:
+        self.models = models
+        self.mode: Mode = "valid"
+        self.fail_first = 1
+        self.delay_s = 0.5
+        self.requests: list[dict[str, Any]] = []
+        self.authorization: list[str | None] = []
+        self.app = self._build()
+
+    def reset(self, mode: Mode = "valid") -> None:
+        self.mode = mode
+        self.fail_first = 1
+        self.delay_s = 0.5
+        self.requests.clear()
+        self.authorization.clear()
+
+    def _build(self) -> FastAPI:
+        app = FastAPI()
+
+        @app.get("/v1/models")
+        def models() -> dict[str, Any]:
+            return {"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}
+
+        @app.post("/v1/chat/completions")
+        async def chat(request: Request) -> JSONResponse:
+            body = await request.json()
+            self.requests.append(body)
+            self.authorization.append(request.headers.get("authorization"))
+            return await self._answer(body)
+
+        return app
+
+    async def _answer(self, body: dict[str, Any]) -> JSONResponse:
+        try:
+            chat = _ChatRequest.model_validate(body)
+        except ValidationError as error:
+            return _error(400, "invalid_request_error", str(error.errors()[0]["msg"]))
+        if chat.model not in self.models:
+            return _error(404, "NotFoundError", f"The model `{chat.model}` does not exist.")
+        mode = self.mode
+        if mode == "error" or (mode == "flaky" and len(self.requests) <= self.fail_first):
+            return _error(500, "InternalServerError", "the fake fell over")
+        if mode == "slow":
+            await asyncio.sleep(self.delay_s)
+        if mode == "no_choices":
+            return JSONResponse({"id": "chatcmpl-fake", "object": "chat.completion"})
+        texts = [self._text(chat, index) for index in range(chat.n)]
+        return JSONResponse(_completion(chat, texts))
+
+    def _text(self, chat: _ChatRequest, index: int) -> str | None:
+        rng = _rng(chat, index)
+        if self.mode == "garbage" or (self.mode == "mixed" and index % 2 == 1):
+            return rng.choice(GARBAGE)
+        patch = propose_from_prompt(chat.messages[-1].content, rng)
+        text = json.dumps(patch, separators=(",", ":"))
+        structured = chat.response_format is not None and chat.response_format.type != "text"
+        return text if structured else f"Here is my patch:\n```json\n{text}\n```\nIt should help."
+
+
+def _rng(chat: _ChatRequest, index: int) -> random.Random:
+    """Greedy (temperature 0): one answer for every choice; else one stream per choice."""
+    if chat.seed is None:
+        return random.Random()
+    choice = 0 if chat.temperature == 0 else index
+    return random.Random(f"{chat.seed}:{choice}")
+
+
+def propose_from_prompt(prompt: str, rng: random.Random) -> dict[str, Any]:
+    """A Patch.1 that applies to the prompt's timeline: trim, swap, move, remove or insert."""
+    match = _FENCE.search(prompt)
+    shots = json.loads(match.group(1))["shots"] if match else []
+    clips = [(cid, float(dur)) for cid, dur in _CLIP.findall(prompt)]
+    options = ["insert"] if clips else []
+    if shots:
+        options.append("trim")
+    if len(shots) >= 2:
+        options += ["swap", "move", "remove"]
+    kind = rng.choice(options)
+    if kind == "insert":
+        clip_id, duration = rng.choice(clips)
+        out_s = round(min(duration, rng.uniform(0.5, 2.0)), 3)
+        op = {"op": "insert", "at": rng.randint(0, len(shots)), "clip_id": clip_id}
+        op.update(in_s=0.0, out_s=out_s)
+    elif kind == "trim":
+        i = rng.randrange(len(shots))
+        in_s, out_s = shots[i]["in_s"], shots[i]["out_s"]
+        keep = max(0.1, round((out_s - in_s) * rng.uniform(0.5, 0.9), 3))
+        op = {"op": "trim", "shot": i, "in_s": in_s, "out_s": round(in_s + keep, 3)}
+    elif kind == "remove":
+        op = {"op": "remove", "shot": rng.randrange(len(shots))}
+    else:
+        a, b = rng.sample(range(len(shots)), 2)
+        op = (
+            {"op": "swap", "a": a, "b": b} if kind == "swap" else {"op": "move", "from": a, "to": b}
+        )
+    return {"schema": "Patch.1", "ops": [op]}
+
+
+def _completion(chat: _ChatRequest, texts: list[str | None]) -> dict[str, Any]:
+    prompt_tokens = sum(len(m.content) for m in chat.messages) // 4
+    completion_tokens = sum(len(t or "") for t in texts) // 4
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": chat.model,
+        "choices": [
+            {
+                "index": i,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+            for i, text in enumerate(texts)
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def _error(status: int, kind: str, message: str) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"message": message, "type": kind, "code": status}}, status_code=status
+    )
+
+
+@contextmanager
+def serve(app: FastAPI) -> Iterator[str]:
+    """Run ``app`` with uvicorn on a free port in a thread; yields the ``/v1`` base URL."""
+    with serve_in_thread(app) as url:
+        yield f"{url}/v1"
+
+
+def closed_port_url() -> str:
+    """A ``/v1`` base URL nothing listens on (a port bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

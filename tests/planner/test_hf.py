@@ -1,0 +1,181 @@
+"""The ``hf:<id>`` proposer on a tiny Qwen2 checkpoint built here (no downloads)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+from services.planner.proposers import hf  # noqa: E402
+from services.planner.proposers.base import Proposer, ProposerError  # noqa: E402
+from services.planner.proposers.hf import HFProposer, plain_prompt, prompt_text  # noqa: E402
+from services.planner.proposers.prompting import patch_text, render_messages  # noqa: E402
+from services.verifier import patches as P  # noqa: E402
+from services.verifier.patches import apply_patch  # noqa: E402
+from services.verifier.timeline import FrameRange  # noqa: E402
+from tests.planner.prompt_tasks import state  # noqa: E402
+from tests.verifier.factories import clip, make_task, track  # noqa: E402
+
+TEMPLATE = (
+    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def small_task():
+    return make_task(
+        [
+            clip("c1", 6, tags=["surf"], caption="surfer rides a wave"),
+            clip("c2", 4, tags=["sunset"], caption="sunset on the beach"),
+            clip("c3", 8, tags=["dog"], caption="dog runs on the sand"),
+        ],
+        tracks=[track("m1", 60, beats=range(15, 1800, 15))],
+    )
+
+
+def build_checkpoint(folder: Path) -> Path:
+    """A 1-layer, 32-wide Qwen2 with a 300-token BPE trained on prompts and patches."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+
+    task = small_task()
+    timeline, report = state(task)
+    ops = [P.Trim(0, FrameRange(0, 30)), P.Insert(1, "c2", FrameRange(0, 45)), P.Swap(0, 1)]
+    corpus = [m["content"] for m in render_messages(task, timeline, report)]
+    corpus += [patch_text([op], task.fps) for op in ops]
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=300,
+        special_tokens=["<unk>", "<pad>", "<eos>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tokenizer.train_from_iterator(corpus * 4, trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, unk_token="<unk>", pad_token="<pad>", eos_token="<eos>"
+    )
+    config = Qwen2Config(
+        vocab_size=len(fast),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        intermediate_size=64,
+        max_position_embeddings=4096,
+        pad_token_id=fast.pad_token_id,
+        eos_token_id=fast.eos_token_id,
+        bos_token_id=None,
+        tie_word_embeddings=True,
+    )
+    torch.manual_seed(0)
+    Qwen2ForCausalLM(config).save_pretrained(folder)
+    fast.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory) -> str:
+    path = str(build_checkpoint(tmp_path_factory.mktemp("tiny-qwen2")).resolve())
+    yield path
+    hf.clear_cache(path)
+
+
+@pytest.fixture(scope="module")
+def small():
+    task = small_task()
+    timeline, report = state(task)
+    return task, timeline, report
+
+
+def test_a_missing_checkpoint_is_a_422_at_construction(tmp_path) -> None:
+    for missing in (str(tmp_path / "nowhere"), str(tmp_path), "no-such-org/no-such-model"):
+        with pytest.raises(ProposerError) as caught:
+            HFProposer(missing)
+        assert caught.value.status_code == 422 and caught.value.code == "unknown_proposer"
+
+
+def test_a_broken_checkpoint_fails_check_with_a_422(tmp_path) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    proposer = HFProposer(str(tmp_path))
+    with pytest.raises(ProposerError) as caught:
+        proposer.check()
+    assert caught.value.status_code == 422 and caught.value.code == "bad_checkpoint"
+    assert (str(tmp_path.resolve()), "cpu") not in hf._CACHE
+
+
+def test_untrained_samples_are_counted_and_dropped_never_raised(checkpoint, small) -> None:
+    task, timeline, report = small
+    proposer = HFProposer(checkpoint, max_new_tokens=24)
+    assert isinstance(proposer, Proposer) and proposer.name == f"hf:{checkpoint}"
+    proposer.check()
+    proposals = proposer.propose(task, timeline, report, n=3, seed=0)
+    stats = proposer.stats
+    assert (stats.requests, stats.candidates, stats.errors) == (1, 3, [])
+    assert stats.dropped == 3 - len(proposals) and stats.dropped > 0
+    assert sum(proposer.drop_reasons.values()) == stats.dropped
+    for proposal in proposals:  # should an untrained model ever luck into a patch
+        apply_patch(task, timeline, proposal.ops)
+
+
+def test_checkpoints_load_once_per_path(checkpoint, monkeypatch) -> None:
+    hf.clear_cache(checkpoint)
+    loads = []
+    real_load = hf._load
+    monkeypatch.setattr(hf, "_load", lambda *a: loads.append(a) or real_load(*a))
+    first = HFProposer(checkpoint, name="hf:tiny")
+    second = HFProposer(checkpoint, temperature=0.5)
+    assert first.name == "hf:tiny"
+    assert first.loaded is second.loaded
+    assert first.loaded.model is second.loaded.model
+    assert loads == [(checkpoint, "cpu")]
+
+
+def test_sampling_is_seeded_and_leaves_the_global_rng_alone(checkpoint, small) -> None:
+    messages = render_messages(*small)
+    proposer = HFProposer(checkpoint, max_new_tokens=12)
+    before = torch.get_rng_state()
+    first = proposer.complete(messages, n=2, seed=4)
+    assert torch.equal(before, torch.get_rng_state())
+    assert first == proposer.complete(messages, n=2, seed=4)
+    assert len(first) == 2 and all(isinstance(text, str) for text in first)
+    assert first != proposer.complete(messages, n=2, seed=5)
+
+
+def test_temperature_zero_is_one_greedy_candidate(checkpoint, small) -> None:
+    proposer = HFProposer(checkpoint, max_new_tokens=8, temperature=0)
+    assert len(proposer.complete(render_messages(*small), n=4, seed=0)) == 1
+
+
+def test_generation_failures_are_recorded(checkpoint, small, monkeypatch) -> None:
+    proposer = HFProposer(checkpoint)
+
+    def fail(**kwargs):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(proposer.loaded.model, "generate", fail)
+    assert proposer.propose(*small, n=2, seed=0) == []
+    assert "out of memory" in proposer.stats.errors[0]
+
+
+def test_prompt_uses_the_chat_template_when_there_is_one(checkpoint, small) -> None:
+    from transformers import AutoTokenizer
+
+    messages = render_messages(*small)
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint, local_files_only=True)
+    assert prompt_text(tokenizer, messages) == plain_prompt(messages)
+    assert plain_prompt(messages).startswith("system:\n") and messages[1]["content"] in (
+        plain_prompt(messages)
+    )
+    tokenizer.chat_template = TEMPLATE
+    text = prompt_text(tokenizer, messages)
+    assert text.startswith("<|system|>") and text.endswith("<|assistant|>")
+    assert messages[1]["content"] in text
+
+
+def test_draft_is_the_simple_draft(checkpoint, small) -> None:
+    task, timeline, _ = small
+    assert HFProposer(checkpoint).draft(task, seed=0) == timeline
