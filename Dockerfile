@@ -9,7 +9,7 @@ COPY pyproject.toml README.md ./
 COPY services services
 COPY clients clients
 COPY benchmarks benchmarks
-RUN if [ "$EXTRAS" = "all" ] || [ "$EXTRAS" = "trainer" ]; then pip install torch==2.13.0; fi \
+RUN if [ "$EXTRAS" != "verifier" ]; then pip install torch==2.13.0; fi \
     && pip install ".[${EXTRAS}]"
 COPY examples examples
 VOLUME /data

@@ -26,6 +26,7 @@ from clients.errors import (
     UnavailableError,
     UnprocessableEntityError,
 )
+from clients.planner import AsyncPlannerClient, PlannerClient, RecordsPage
 from clients.verifier import AsyncVerifierClient, VerifierClient
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "APIError",
     "APIResponseValidationError",
     "APITimeoutError",
+    "AsyncPlannerClient",
     "AsyncVerifierClient",
     "AuthenticationError",
     "BadRequestError",
@@ -41,7 +43,9 @@ __all__ = [
     "PatchRejectedError",
     "PayloadTooLargeError",
     "PermissionDeniedError",
+    "PlannerClient",
     "RateLimitError",
+    "RecordsPage",
     "RefineryClientError",
     "ServerError",
     "UnavailableError",

@@ -230,3 +230,12 @@ def up(
 
 def main() -> None:  # pragma: no cover - console entry for ``python -m clients``
     app(prog_name="refinery")
+
+
+def _register_commands() -> None:
+    from clients.cli_plan import plan
+
+    app.command(help="Plan a task on the planner; show rounds, report and VES.")(plan)
+
+
+_register_commands()

@@ -1,0 +1,216 @@
+"""Typed clients for the planner service (``POST /v1/plan``, plans, renders, records).
+
+::
+
+    from clients import PlannerClient
+
+    with PlannerClient() as planner:                 # REFINERY_PLANNER_URL or :8102
+        plan = planner.plan(task, proposer="search")
+        print(plan.ves, plan.feasible, len(plan.rounds))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import orjson
+
+from clients.base import AsyncAPIClient, Call, SyncAPIClient
+from clients.errors import RefineryClientError
+from clients.verifier import TaskLike, TimelineLike, _model, _wire
+from services.common.protocol import JobOut
+from services.planner.protocol import PlanResponse, ProposerOut
+
+__all__ = ["DEFAULT_PLANNER_URL", "AsyncPlannerClient", "PlannerClient", "RecordsPage"]
+
+DEFAULT_PLANNER_URL = "http://127.0.0.1:8102"
+PLAN_TIMEOUT = httpx.Timeout(600.0, connect=5.0)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordsPage:
+    """Scored records after a cursor, and the cursor to pass next."""
+
+    records: list[dict[str, Any]]
+    next_cursor: int
+
+
+def _records(response: httpx.Response) -> RecordsPage:
+    lines = [orjson.loads(line) for line in response.content.splitlines() if line.strip()]
+    return RecordsPage(lines, int(response.headers.get("x-next-cursor", "0")))
+
+
+def _proposers(response: httpx.Response) -> list[ProposerOut]:
+    return [ProposerOut.model_validate(item) for item in response.json()]
+
+
+def _bytes(response: httpx.Response) -> bytes:
+    return response.content
+
+
+def _healthy(response: httpx.Response) -> bool:
+    return True
+
+
+class _Calls:
+    @staticmethod
+    def plan(
+        task: TaskLike, timeline: TimelineLike | None, options: Mapping[str, Any]
+    ) -> Call[PlanResponse]:
+        body: dict[str, Any] = {"task": _wire(task), "options": dict(options)}
+        if timeline is not None:
+            body["timeline"] = _wire(timeline)
+        return Call("POST", "/v1/plan", _model(PlanResponse), body, retry=False)
+
+    @staticmethod
+    def get_plan(plan_id: str) -> Call[PlanResponse]:
+        return Call("GET", f"/v1/plans/{quote(plan_id, safe='')}", _model(PlanResponse))
+
+    @staticmethod
+    def otio(plan_id: str) -> Call[bytes]:
+        return Call("GET", f"/v1/plans/{quote(plan_id, safe='')}/otio", _bytes)
+
+    @staticmethod
+    def render(plan_id: str) -> Call[JobOut]:
+        return Call(
+            "POST", f"/v1/plans/{quote(plan_id, safe='')}/render", _model(JobOut), retry=False
+        )
+
+    @staticmethod
+    def job(job_id: str) -> Call[JobOut]:
+        return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}", _model(JobOut))
+
+    @staticmethod
+    def job_output(job_id: str) -> Call[bytes]:
+        return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}/output", _bytes)
+
+    @staticmethod
+    def proposers() -> Call[list[ProposerOut]]:
+        return Call("GET", "/v1/proposers", _proposers)
+
+    @staticmethod
+    def register_proposer(checkpoint_id: str, path: str) -> Call[ProposerOut]:
+        body = {"id": checkpoint_id, "path": path}
+        return Call("POST", "/v1/proposers", _model(ProposerOut), body)
+
+    @staticmethod
+    def records(after: int, limit: int) -> Call[RecordsPage]:
+        return Call("GET", f"/v1/records?after={after}&limit={limit}", _records)
+
+    @staticmethod
+    def health() -> Call[bool]:
+        return Call("GET", "/healthz", _healthy, retry=False)
+
+
+def _options(proposer: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    return {"proposer": proposer, **options}
+
+
+class PlannerClient(SyncAPIClient):
+    """Blocking planner client; see :class:`clients.base.SyncAPIClient` for options."""
+
+    base_url_env = "REFINERY_PLANNER_URL"
+    default_base_url = DEFAULT_PLANNER_URL
+
+    def __init__(self, base_url: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("timeout", PLAN_TIMEOUT)
+        super().__init__(base_url, **kwargs)
+
+    def plan(
+        self,
+        task: TaskLike,
+        *,
+        timeline: TimelineLike | None = None,
+        proposer: str = "search",
+        **options: Any,
+    ) -> PlanResponse:
+        """Plan (or repair ``timeline``); ``options``: teachers, max_rounds, candidates, seed,
+        time_budget_s."""
+        return self._call(_Calls.plan(task, timeline, _options(proposer, options)))
+
+    def get_plan(self, plan_id: str) -> PlanResponse:
+        return self._call(_Calls.get_plan(plan_id))
+
+    def otio(self, plan_id: str) -> bytes:
+        """The plan as an OpenTimelineIO ``.otio`` document."""
+        return self._call(_Calls.otio(plan_id))
+
+    def render(self, plan_id: str) -> JobOut:
+        """Start rendering the plan to MP4; poll :meth:`job`, then :meth:`job_output`."""
+        return self._call(_Calls.render(plan_id))
+
+    def job(self, job_id: str) -> JobOut:
+        return self._call(_Calls.job(job_id))
+
+    def job_output(self, job_id: str) -> bytes:
+        return self._call(_Calls.job_output(job_id))
+
+    def proposers(self) -> list[ProposerOut]:
+        return self._call(_Calls.proposers())
+
+    def register_proposer(self, checkpoint_id: str, path: str) -> ProposerOut:
+        return self._call(_Calls.register_proposer(checkpoint_id, path))
+
+    def records(self, *, after: int = 0, limit: int = 1000) -> RecordsPage:
+        return self._call(_Calls.records(after, limit))
+
+    def health(self) -> bool:
+        try:
+            return self._call(_Calls.health())
+        except RefineryClientError:
+            return False
+
+
+class AsyncPlannerClient(AsyncAPIClient):
+    """Async planner client; see :class:`clients.base.AsyncAPIClient` for options."""
+
+    base_url_env = "REFINERY_PLANNER_URL"
+    default_base_url = DEFAULT_PLANNER_URL
+
+    def __init__(self, base_url: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("timeout", PLAN_TIMEOUT)
+        super().__init__(base_url, **kwargs)
+
+    async def plan(
+        self,
+        task: TaskLike,
+        *,
+        timeline: TimelineLike | None = None,
+        proposer: str = "search",
+        **options: Any,
+    ) -> PlanResponse:
+        return await self._call(_Calls.plan(task, timeline, _options(proposer, options)))
+
+    async def get_plan(self, plan_id: str) -> PlanResponse:
+        return await self._call(_Calls.get_plan(plan_id))
+
+    async def otio(self, plan_id: str) -> bytes:
+        return await self._call(_Calls.otio(plan_id))
+
+    async def render(self, plan_id: str) -> JobOut:
+        return await self._call(_Calls.render(plan_id))
+
+    async def job(self, job_id: str) -> JobOut:
+        return await self._call(_Calls.job(job_id))
+
+    async def job_output(self, job_id: str) -> bytes:
+        return await self._call(_Calls.job_output(job_id))
+
+    async def proposers(self) -> list[ProposerOut]:
+        return await self._call(_Calls.proposers())
+
+    async def register_proposer(self, checkpoint_id: str, path: str) -> ProposerOut:
+        return await self._call(_Calls.register_proposer(checkpoint_id, path))
+
+    async def records(self, *, after: int = 0, limit: int = 1000) -> RecordsPage:
+        return await self._call(_Calls.records(after, limit))
+
+    async def health(self) -> bool:
+        try:
+            return await self._call(_Calls.health())
+        except RefineryClientError:
+            return False

@@ -1,0 +1,126 @@
+"""HTTP routes of the planner; each parses, calls a service function, answers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import orjson
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import FileResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from services.common.errors import ConflictError, NotFoundError
+from services.common.protocol import JobOut
+from services.planner import records, service
+from services.planner.export.media import resolve_media
+from services.planner.export.otio import otio_bytes
+from services.planner.protocol import PlanRequest, PlanResponse, ProposerOut, RegisterProposer
+from services.planner.rendering import RENDER_KIND, output_path
+from services.verifier.protocol import TaskIn, TimelineIn
+
+router = APIRouter(prefix="/v1", tags=["planner"])
+
+
+@router.post("/plan", response_model=PlanResponse)
+async def plan(body: PlanRequest, request: Request) -> PlanResponse:
+    """Draft, then repair in a closed loop until the verifier accepts; record every candidate."""
+    state = request.app.state
+    return await run_in_threadpool(
+        service.plan, body, registry=state.registry, verifier=state.verifier, engine=state.engine
+    )
+
+
+@router.get("/plans/{plan_id}", response_model=PlanResponse)
+async def get_plan(plan_id: str, request: Request) -> dict:
+    """A stored plan, as POST /v1/plan answered it."""
+    row = await run_in_threadpool(_plan_row, request, plan_id)
+    return row.result
+
+
+@router.get("/proposers", response_model=list[ProposerOut])
+async def list_proposers(request: Request) -> list[ProposerOut]:
+    """What can propose: search, llm (when configured), registered checkpoints."""
+    return await run_in_threadpool(request.app.state.registry.list)
+
+
+@router.post("/proposers", response_model=ProposerOut, status_code=201)
+async def register_proposer(body: RegisterProposer, request: Request) -> ProposerOut:
+    """Register a local checkpoint folder as proposer ``hf:<id>``."""
+    return await run_in_threadpool(request.app.state.registry.register, body.id, body.path)
+
+
+@router.get("/records")
+async def read_records(
+    request: Request,
+    after: int = Query(0, ge=0, description="cursor: the last record_id already read"),
+    limit: int = Query(1000, ge=1, le=10_000),
+) -> StreamingResponse:
+    """Scored records as NDJSON, oldest first; ``X-Next-Cursor`` is the cursor to pass next."""
+    rows = await run_in_threadpool(
+        records.read_records, request.app.state.engine, after=after, limit=limit
+    )
+    cursor = rows[-1].record_id if rows else after
+
+    def lines() -> Iterator[bytes]:
+        for row in rows:
+            yield orjson.dumps(row.wire()) + b"\n"
+
+    return StreamingResponse(
+        lines(), media_type="application/x-ndjson", headers={"X-Next-Cursor": str(cursor)}
+    )
+
+
+def _plan_row(request: Request, plan_id: str) -> records.PlanRow:
+    row = records.get_plan(request.app.state.engine, plan_id)
+    if row is None:
+        raise NotFoundError(f"no plan {plan_id!r}", param="plan_id", code="plan_not_found")
+    return row
+
+
+@router.get("/plans/{plan_id}/otio")
+async def get_otio(plan_id: str, request: Request) -> Response:
+    """The plan as an OpenTimelineIO document (video, music, beat markers)."""
+    row = await run_in_threadpool(_plan_row, request, plan_id)
+    task = TaskIn.model_validate(row.task).to_task()
+    timeline = TimelineIn.model_validate(row.result["timeline"]).to_timeline(task)
+    body = otio_bytes(task, timeline, name=plan_id, metadata={"plan_id": plan_id, "ves": row.ves})
+    headers = {"Content-Disposition": f'attachment; filename="{plan_id}.otio"'}
+    return Response(body, media_type="application/json", headers=headers)
+
+
+@router.post("/plans/{plan_id}/render", response_model=JobOut, status_code=202)
+async def start_render(plan_id: str, request: Request) -> JobOut:
+    """Queue a render of the plan to MP4; poll ``GET /v1/jobs/{id}``."""
+    row = await run_in_threadpool(_plan_row, request, plan_id)
+    media_root = request.app.state.settings.media_root
+    for field in ("clips", "music"):  # refuse a URI escaping the media root before queueing
+        for index, item in enumerate(row.task.get(field, [])):
+            resolve_media(item.get("uri", ""), media_root, param=f"task.{field}[{index}].uri")
+    queue = request.app.state.jobs
+    job = await run_in_threadpool(queue.submit, RENDER_KIND, {"plan_id": plan_id})
+    return JobOut.from_job(job)
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut)
+async def get_job(job_id: str, request: Request) -> JobOut:
+    """A render job: status, progress, result (duration, frames, bytes) or error."""
+    job = await run_in_threadpool(request.app.state.jobs.get, job_id)
+    if job is None:
+        raise NotFoundError(f"no job {job_id!r}", param="job_id", code="job_not_found")
+    return JobOut.from_job(job)
+
+
+@router.get("/jobs/{job_id}/output")
+async def job_output(job_id: str, request: Request) -> FileResponse:
+    """The rendered MP4 once the job has succeeded (409 before)."""
+    job = await run_in_threadpool(request.app.state.jobs.get, job_id)
+    if job is None:
+        raise NotFoundError(f"no job {job_id!r}", param="job_id", code="job_not_found")
+    if job.status != "succeeded":
+        raise ConflictError(
+            f"job {job_id} is {job.status}; its output is not ready",
+            param="job_id",
+            code="job_not_ready",
+        )
+    path = output_path(request.app.state.settings, job_id)
+    return FileResponse(path, media_type="video/mp4", filename=f"{job_id}.mp4")

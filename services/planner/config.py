@@ -1,0 +1,29 @@
+"""Planner settings (``REFINERY_*``), injected through :func:`get_settings`."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from services.common.settings import CommonSettings
+
+
+class PlannerSettings(CommonSettings):
+    service_name: str = "planner"
+    verifier_url: str = "http://127.0.0.1:8101"
+    """Where the verifier service answers (``REFINERY_VERIFIER_URL``); it decides every verdict."""
+    llm_base_url: str | None = None
+    """OpenAI-compatible endpoint for the ``llm`` proposer (``REFINERY_LLM_BASE_URL``)."""
+    llm_model: str | None = None
+    """Model name sent to that endpoint (``REFINERY_LLM_MODEL``)."""
+    llm_api_key: str | None = None
+    media_root: Path = Path(".")
+    """Media URIs resolve only inside this folder (``REFINERY_MEDIA_ROOT``)."""
+    max_rounds_limit: int = 64
+    max_candidates_limit: int = 64
+    max_teachers: int = 8
+
+
+@functools.lru_cache
+def get_settings() -> PlannerSettings:
+    return PlannerSettings()

@@ -1,0 +1,138 @@
+"""The closed loop: draft → verify → repair, every verdict from the verifier service.
+
+A branch runs one proposer: it drafts (or starts from a given cut), then each round asks
+for candidate patches, has the verifier judge them all in one ``verify:batch`` call, and
+keeps the best if it raises VES. It stops when no candidate improves (feasible or stuck),
+after ``max_rounds``, or at the deadline. Every candidate becomes a scored record.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from clients.verifier import VerifierClient
+from services.planner.proposers.base import Proposer
+from services.verifier.protocol import ReportOut, TimelineIn
+from services.verifier.protocol.patch import patch_payload
+from services.verifier.protocol.timeline import timeline_payload
+from services.verifier.score import Verifier
+from services.verifier.task import Task
+from services.verifier.timeline import Timeline
+
+IMPROVEMENT = 1e-6
+"""VES gains below this are ties, not progress (they would let a loop wander)."""
+
+
+@dataclass(slots=True)
+class Candidate:
+    round: int
+    state_timeline: dict[str, Any]
+    report_before: dict[str, Any]
+    patch: dict[str, Any]
+    report_after: dict[str, Any] | None
+    rejection: dict[str, Any] | None
+    ves_before: float
+    ves_after: float | None
+    accepted: bool = False
+
+
+@dataclass(slots=True)
+class RoundLog:
+    round: int
+    proposer: str
+    patch: dict[str, Any] | None
+    ves_before: float
+    ves_after: float
+    accepted: bool
+
+
+@dataclass(slots=True)
+class Branch:
+    proposer: str
+    timeline: Timeline
+    report: ReportOut
+    draft_ves: float
+    rounds: list[RoundLog] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class LoopOptions:
+    max_rounds: int = 8
+    candidates: int = 8
+    seed: int = 0
+    deadline: float | None = None
+    """``time.monotonic()`` value after which no new round starts."""
+
+
+def run_branch(
+    task_wire: dict[str, Any],
+    task: Task,
+    proposer: Proposer,
+    verifier: VerifierClient,
+    options: LoopOptions,
+    *,
+    start: Timeline | None = None,
+) -> Branch:
+    """Run one proposer's branch to its end; see the module docstring."""
+    local = Verifier(task)
+    timeline = start if start is not None else proposer.draft(task, seed=options.seed)
+    state = timeline_payload(timeline)
+    report = verifier.verify(task_wire, state)
+    branch = Branch(proposer.name, timeline, report, draft_ves=report.ves)
+    for number in range(1, options.max_rounds + 1):
+        if options.deadline is not None and time.monotonic() >= options.deadline:
+            break
+        proposals = proposer.propose(
+            task,
+            timeline,
+            local.verify(timeline),
+            n=options.candidates,
+            seed=options.seed * 1_000 + number,
+        )
+        if not proposals:
+            break
+        patches = [patch_payload(p.ops, task.fps) for p in proposals]
+        answer = verifier.verify_batch(task_wire, state, patches)
+        before = report.model_dump(by_alias=True)
+        ranked: list[tuple[float, int, int]] = []
+        for index, (patch, result) in enumerate(zip(patches, answer.results, strict=True)):
+            after = result.report
+            branch.candidates.append(
+                Candidate(
+                    round=number,
+                    state_timeline=state,
+                    report_before=before,
+                    patch=patch,
+                    report_after=after.model_dump(by_alias=True) if after else None,
+                    rejection=result.error,
+                    ves_before=report.ves,
+                    ves_after=after.ves if after else None,
+                )
+            )
+            if after is not None:  # higher VES first; ties: fewer ops, then proposal order
+                ranked.append((after.ves, -len(patch["ops"]), -index))
+        best = -max(ranked)[2] if ranked else None
+        chosen = answer.results[best] if best is not None else None
+        improved = chosen is not None and chosen.report.ves > report.ves + IMPROVEMENT
+        branch.rounds.append(
+            RoundLog(
+                round=number,
+                proposer=proposer.name,
+                patch=patches[best] if best is not None else None,
+                ves_before=report.ves,
+                ves_after=chosen.report.ves if chosen else report.ves,
+                accepted=improved,
+            )
+        )
+        if not improved:
+            break
+        branch.candidates[len(branch.candidates) - len(patches) + best].accepted = True
+        timeline = TimelineIn.model_validate(chosen.timeline.model_dump(by_alias=True)).to_timeline(
+            task
+        )
+        state, report = timeline_payload(timeline), chosen.report
+        branch.timeline, branch.report = timeline, report
+    return branch

@@ -1,0 +1,79 @@
+"""Request and response bodies of the planner's HTTP API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.verifier.protocol import ReportOut, TaskIn, TimelineIn, TimelineOut
+
+
+class PlanOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    proposer: str = "search"
+    """``search``, ``llm``, or ``hf:<registered id or path>``."""
+    teachers: list[str] = []
+    """Run each as its own branch on the same task; the verifier-best branch wins."""
+    max_rounds: int = Field(8, ge=0)
+    candidates: int = Field(8, ge=1)
+    seed: int = 0
+    time_budget_s: float | None = Field(None, gt=0, allow_inf_nan=False)
+
+
+class PlanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task: TaskIn
+    timeline: TimelineIn | None = None
+    """Repair mode: start from this cut instead of a draft."""
+    options: PlanOptions = PlanOptions()
+
+
+class RoundOut(BaseModel):
+    round: int
+    proposer: str
+    patch: dict[str, Any] | None
+    ves_before: float
+    ves_after: float
+    accepted: bool
+
+
+class BranchOut(BaseModel):
+    proposer: str
+    final_ves: float
+    feasible: bool
+    rounds: int
+    error: str | None = None
+    stats: dict[str, Any] = {}
+
+
+class PlanResponse(BaseModel):
+    plan_id: str
+    task_id: str
+    timeline: TimelineOut
+    report: ReportOut
+    ves: float
+    feasible: bool
+    infeasible_constraints: list[str] = []
+    """Hard constraints still unmet when the loop ended (the task may be infeasible)."""
+    rounds: list[RoundOut]
+    branches: list[BranchOut]
+    draft_ves: float
+    elapsed_s: float
+
+
+class ProposerOut(BaseModel):
+    name: str
+    kind: str
+    available: bool
+    detail: str = ""
+
+
+class RegisterProposer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._\-]+$")
+    path: str = Field(min_length=1)
+    """A local checkpoint folder (what the trainer publishes)."""

@@ -1,0 +1,122 @@
+"""Which proposers exist: ``search`` (built in), ``llm`` (when configured), ``hf:<id>``.
+
+Checkpoints the trainer publishes are registered by id and persisted, so ``hf:<id>`` keeps
+working across restarts; ``hf:<path>`` also loads a local folder directly.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import Column
+from sqlalchemy.engine import Engine
+from sqlmodel import Field, Session, SQLModel, select
+
+from services.common.db import UTCDateTime, utcnow
+from services.common.errors import RefineryError
+from services.planner.config import PlannerSettings
+from services.planner.proposers.base import Proposer
+from services.planner.protocol import ProposerOut
+
+
+class UnknownProposer(RefineryError):
+    status_code = 422
+    code = "unknown_proposer"
+
+
+class Checkpoint(SQLModel, table=True):
+    __tablename__ = "proposer_checkpoints"
+
+    id: str = Field(primary_key=True, max_length=200)
+    path: str
+    created_at: datetime = Field(default_factory=utcnow, sa_column=Column(UTCDateTime))
+
+
+class ProposerRegistry:
+    def __init__(self, settings: PlannerSettings, engine: Engine) -> None:
+        self.settings = settings
+        self.engine = engine
+
+    def register(self, checkpoint_id: str, path: str) -> ProposerOut:
+        folder = Path(path)
+        if not (folder / "config.json").is_file():
+            raise UnknownProposer(
+                f"{path} is not a checkpoint folder (no config.json): publish one with the "
+                "trainer or save_pretrained()",
+                param="path",
+            )
+        with Session(self.engine) as session, session.begin():
+            session.merge(Checkpoint(id=checkpoint_id, path=str(folder.resolve())))
+        return ProposerOut(
+            name=f"hf:{checkpoint_id}", kind="hf", available=True, detail=str(folder.resolve())
+        )
+
+    def list(self) -> list[ProposerOut]:
+        llm = self.settings.llm_base_url
+        out = [
+            ProposerOut(
+                name="search",
+                kind="search",
+                available=True,
+                detail="built-in constructive draft + local-search repair",
+            ),
+            ProposerOut(
+                name="llm",
+                kind="llm",
+                available=bool(llm and self.settings.llm_model),
+                detail=f"{self.settings.llm_model} at {llm}"
+                if llm
+                else "set REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL",
+            ),
+        ]
+        with Session(self.engine) as session:
+            for row in session.exec(select(Checkpoint).order_by(Checkpoint.id)):
+                out.append(
+                    ProposerOut(
+                        name=f"hf:{row.id}",
+                        kind="hf",
+                        available=Path(row.path).is_dir(),
+                        detail=row.path,
+                    )
+                )
+        return out
+
+    def resolve(self, name: str, *, param: str = "options.proposer") -> Proposer:
+        """A ready proposer for ``name``; unknown names are a 422 naming ``param``."""
+        if name == "search":
+            from services.planner.proposers.search import SearchProposer
+
+            return SearchProposer()
+        if name == "llm":
+            return self._llm(param)
+        if name.startswith("hf:"):
+            return self._hf(name.removeprefix("hf:"), param)
+        raise UnknownProposer(
+            f"no proposer {name!r}: choose search, llm or hf:<checkpoint> (GET /v1/proposers)",
+            param=param,
+        )
+
+    def _llm(self, param: str) -> Proposer:
+        from services.planner.proposers.llm import LLMProposer
+
+        settings = self.settings
+        if not settings.llm_base_url or not settings.llm_model:
+            raise UnknownProposer(
+                "the llm proposer needs REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL",
+                param=param,
+            )
+        return LLMProposer(settings.llm_base_url, settings.llm_model, api_key=settings.llm_api_key)
+
+    def _hf(self, ref: str, param: str) -> Proposer:
+        from services.planner.proposers.hf import HFProposer
+
+        with Session(self.engine) as session:
+            row = session.get(Checkpoint, ref)
+        path = row.path if row is not None else ref
+        if not Path(path).is_dir():
+            raise UnknownProposer(
+                f"no checkpoint {ref!r}: register it with POST /v1/proposers or give a folder",
+                param=param,
+            )
+        return HFProposer(path, name=f"hf:{ref}")

@@ -1,0 +1,84 @@
+"""Render jobs: ``POST /v1/plans/{id}/render`` queues one; a worker thread renders the MP4.
+
+Renders run on the common durable queue, so a killed planner's render is re-leased and
+finished by the next worker; the output is written atomically under the data dir, keyed by
+job id, so a retried attempt overwrites its own half rather than leaving two files.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from services.common.jobs import JobQueue
+from services.common.worker import Handler, JobContext, Worker
+from services.planner.config import PlannerSettings
+from services.planner.export.render import render
+from services.planner.records import get_plan
+from services.verifier.protocol import TaskIn, TimelineIn
+
+RENDER_KIND = "planner.render"
+RENDER_LEASE_S = 300.0
+
+
+def output_path(settings: PlannerSettings, job_id: str) -> Path:
+    return settings.data_dir / "renders" / f"{job_id}.mp4"
+
+
+def render_handler(settings: PlannerSettings, engine: Engine) -> Handler:
+    def handle(ctx: JobContext) -> dict[str, Any]:
+        plan_id = ctx.payload["plan_id"]
+        row = get_plan(engine, plan_id)
+        if row is None:
+            raise LookupError(f"plan {plan_id} is gone")
+        task = TaskIn.model_validate(row.task).to_task()
+        timeline = TimelineIn.model_validate(row.result["timeline"]).to_timeline(task)
+        ctx.heartbeat(progress={"fraction": 0.05, "stage": "rendering"})
+        done = render(
+            task,
+            timeline,
+            settings.media_root,
+            output_path(settings, ctx.job.id),
+            timeout_s=RENDER_LEASE_S - 10,
+        )
+        ctx.heartbeat(progress={"fraction": 1.0, "stage": "done"})
+        return {
+            "plan_id": plan_id,
+            "duration_s": round(done.duration_s, 4),
+            "expected_s": round(done.expected_s, 4),
+            "frames": done.frames,
+            "bytes": done.path.stat().st_size,
+        }
+
+    return handle
+
+
+class RenderWorker:
+    """One background thread serving render jobs for this planner process."""
+
+    def __init__(self, settings: PlannerSettings, engine: Engine) -> None:
+        self.queue = JobQueue(engine)
+        self._worker = Worker(
+            self.queue,
+            {RENDER_KIND: render_handler(settings, engine)},
+            lease_s=RENDER_LEASE_S,
+            poll_s=0.25,
+        )
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start serving (again after :meth:`stop`: an app's lifespan may run twice)."""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._worker.run_forever, args=(self._stop,), name="render-worker", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)

@@ -1,0 +1,158 @@
+"""Plan orchestration: resolve proposers, run every branch, keep the verifier-best, persist."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from clients.errors import RefineryClientError
+from clients.verifier import VerifierClient
+from services.common.errors import RefineryError, UnavailableError
+from services.planner.config import PlannerSettings
+from services.planner.loop import Branch, LoopOptions, run_branch
+from services.planner.proposers.base import ProposerError
+from services.planner.protocol import BranchOut, PlanRequest, PlanResponse, RoundOut
+from services.planner.records import PlanRow, ScoredRecord, new_plan_id, save_plan
+from services.planner.registry import ProposerRegistry
+from services.verifier.protocol import TimelineOut
+from services.verifier.protocol.timeline import timeline_payload
+
+
+def plan(
+    request: PlanRequest,
+    *,
+    registry: ProposerRegistry,
+    verifier: VerifierClient,
+    engine: Engine,
+) -> PlanResponse:
+    started = time.monotonic()
+    options = request.options
+    _within_limits(request, registry.settings)
+    task = request.task.to_task()
+    task_wire = request.task.model_dump(mode="json", by_alias=True)
+    start = request.timeline.to_timeline(task) if request.timeline is not None else None
+    wanted = [("options.proposer", options.proposer)] + [
+        (f"options.teachers[{i}]", name) for i, name in enumerate(options.teachers)
+    ]
+    first_mention: dict[str, str] = {}
+    for param, name in wanted:
+        first_mention.setdefault(name, param)
+    proposers = [registry.resolve(name, param=param) for name, param in first_mention.items()]
+    for proposer in proposers:
+        check = getattr(proposer, "check", None)
+        if check is not None:
+            check()
+    deadline = started + options.time_budget_s if options.time_budget_s else None
+    loop_options = LoopOptions(options.max_rounds, options.candidates, options.seed, deadline)
+    branches: list[Branch] = []
+    outcomes: list[BranchOut] = []
+    for proposer in proposers:
+        try:
+            branch = run_branch(task_wire, task, proposer, verifier, loop_options, start=start)
+        except (ProposerError, RefineryClientError) as error:
+            outcomes.append(
+                BranchOut(
+                    proposer=proposer.name,
+                    final_ves=0.0,
+                    feasible=False,
+                    rounds=0,
+                    error=str(error),
+                )
+            )
+            continue
+        branches.append(branch)
+        outcomes.append(
+            BranchOut(
+                proposer=branch.proposer,
+                final_ves=branch.report.ves,
+                feasible=branch.report.feasible,
+                rounds=len(branch.rounds),
+                stats=_stats(proposer),
+            )
+        )
+    if not branches:
+        raise UnavailableError(
+            "every proposer failed: " + "; ".join(o.error or "" for o in outcomes),
+            code="planning_failed",
+        )
+    best = max(branches, key=lambda b: b.report.ves)  # first branch wins ties
+    plan_id = new_plan_id()
+    response = PlanResponse(
+        plan_id=plan_id,
+        task_id=task.id,
+        timeline=TimelineOut.model_validate(timeline_payload(best.timeline)),
+        report=best.report,
+        ves=best.report.ves,
+        feasible=best.report.feasible,
+        infeasible_constraints=[
+            c.id for c in best.report.constraints if c.hard and not c.satisfied
+        ],
+        rounds=[RoundOut(**vars_of(r)) for r in best.rounds],
+        branches=outcomes,
+        draft_ves=best.draft_ves,
+        elapsed_s=round(time.monotonic() - started, 4),
+    )
+    records = [
+        ScoredRecord(
+            plan_id=plan_id,
+            task_id=task.id,
+            branch_id=branch_id,
+            round=c.round,
+            proposer=branch.proposer,
+            state_timeline=c.state_timeline,
+            report_before=c.report_before,
+            patch=c.patch,
+            report_after=c.report_after,
+            rejection=c.rejection,
+            ves_before=c.ves_before,
+            ves_after=c.ves_after,
+            accepted=c.accepted,
+        )
+        for branch_id, branch in enumerate(branches)
+        for c in branch.candidates
+    ]
+    row = PlanRow(
+        id=plan_id,
+        task_id=task.id,
+        ves=response.ves,
+        feasible=response.feasible,
+        task=task_wire,
+        result=response.model_dump(mode="json", by_alias=True),
+    )
+    save_plan(engine, row, records)
+    return response
+
+
+def vars_of(round_log: Any) -> dict[str, Any]:
+    return {name: getattr(round_log, name) for name in round_log.__slots__}
+
+
+def _stats(proposer: Any) -> dict[str, Any]:
+    stats = getattr(proposer, "stats", None)
+    if stats is None:
+        return {}
+    return {
+        "requests": stats.requests,
+        "candidates": stats.candidates,
+        "dropped": stats.dropped,
+        "errors": list(stats.errors)[-5:],
+    }
+
+
+def _within_limits(request: PlanRequest, settings: PlannerSettings) -> None:
+    """Options past the configured caps are a 422 naming the option."""
+    options = request.options
+    for name, value, cap in (
+        ("max_rounds", options.max_rounds, settings.max_rounds_limit),
+        ("candidates", options.candidates, settings.max_candidates_limit),
+        ("teachers", len(options.teachers), settings.max_teachers),
+    ):
+        if value > cap:
+            raise RefineryError(
+                f"options.{name} is {value}; this planner allows at most {cap}",
+                code="limit_exceeded",
+                param=f"options.{name}",
+                status_code=422,
+            )

@@ -1,0 +1,100 @@
+"""PlannerClient / AsyncPlannerClient and `refinery plan` against real planner apps."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from clients import AsyncPlannerClient, PlannerClient, UnprocessableEntityError
+from clients.cli import app as cli
+from clients.verifier import VerifierClient
+from services.planner.app import build_app
+from services.planner.config import PlannerSettings
+from services.verifier.app import build_app as build_verifier
+from services.verifier.config import VerifierSettings
+from tests.servers import serve_in_thread
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _task(name: str = "surf-reel") -> dict:
+    return json.loads((EXAMPLES / name / "task.json").read_text())
+
+
+@pytest.fixture
+def planner_app(tmp_path: Path, database_url: str):
+    verifier = VerifierClient(http_client=TestClient(build_verifier(VerifierSettings())))
+    settings = PlannerSettings(data_dir=tmp_path, database_url=database_url, media_root=tmp_path)
+    return build_app(settings, verifier=verifier)
+
+
+@pytest.fixture
+def planner(planner_app) -> Iterator[PlannerClient]:
+    with TestClient(planner_app) as http, PlannerClient(http_client=http) as client:
+        yield client
+
+
+def test_plan_get_and_records(planner: PlannerClient) -> None:
+    plan = planner.plan(_task(), seed=1, max_rounds=4)
+    assert plan.feasible and plan.plan_id.startswith("plan-")
+    assert planner.get_plan(plan.plan_id) == plan
+    page = planner.records(after=0, limit=2)
+    assert len(page.records) <= 2
+    if page.records:
+        assert page.next_cursor == page.records[-1]["record_id"]
+    assert [p.name for p in planner.proposers()][:2] == ["search", "llm"]
+    assert planner.health()
+
+
+def test_errors_map_to_typed_exceptions(planner: PlannerClient) -> None:
+    with pytest.raises(UnprocessableEntityError) as caught:
+        planner.plan(_task(), proposer="nope")
+    assert caught.value.param == "options.proposer"
+    assert caught.value.code == "unknown_proposer"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_async_client(planner_app) -> None:
+    with TestClient(planner_app):  # runs the lifespan: tables, render worker
+        transport = httpx.ASGITransport(app=planner_app)
+        async with AsyncPlannerClient("http://planner", transport=transport) as client:
+            plan = await client.plan(_task("cooking-short"))
+            assert (await client.get_plan(plan.plan_id)).ves == plan.ves
+            assert (await client.records(after=0, limit=1)).next_cursor >= 0
+
+
+def test_refinery_plan_prints_rounds_and_writes_otio(planner_app, tmp_path: Path) -> None:
+    with serve_in_thread(planner_app) as url:
+        out = tmp_path / "cut.otio"
+        result = CliRunner().invoke(
+            cli,
+            ["plan", str(EXAMPLES / "surf-reel" / "task.json"), "--url", url, "--otio", str(out)],
+        )
+    assert result.exit_code == 0, result.output
+    assert "rounds" in result.output and "VES" in result.output
+    assert out.read_text().startswith("{") and "OTIO_SCHEMA" in out.read_text()
+
+
+def test_refinery_plan_without_a_planner_says_how_to_start_one(free_port: int) -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "plan",
+            str(EXAMPLES / "surf-reel" / "task.json"),
+            "--url",
+            f"http://127.0.0.1:{free_port}",
+        ],
+    )
+    assert result.exit_code == 2
+    assert "start it with `refinery up`" in " ".join(result.output.split())

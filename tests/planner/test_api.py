@@ -1,0 +1,307 @@
+"""The planner's HTTP API end to end, in process: a real verifier behind every verdict."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import opentimelineio as otio
+import pytest
+from fastapi.testclient import TestClient
+from sqlmodel import Session, func, select
+
+from clients.verifier import VerifierClient
+from services.planner.app import build_app
+from services.planner.config import PlannerSettings
+from services.planner.records import PlanRow, ScoredRecord
+from services.verifier.app import build_app as build_verifier
+from services.verifier.config import VerifierSettings
+from tests.planner.fake_openai import FakeOpenAI, closed_port_url, serve
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+MODEL = "fake-planner"
+
+
+def example(name: str) -> tuple[dict, dict]:
+    folder = EXAMPLES / name
+    return (
+        json.loads((folder / "task.json").read_text()),
+        json.loads((folder / "timeline.json").read_text()),
+    )
+
+
+@pytest.fixture(scope="module")
+def fake_llm() -> Iterator[tuple[FakeOpenAI, str]]:
+    fake = FakeOpenAI(models=(MODEL,))
+    with serve(fake.app) as url:
+        yield fake, url
+
+
+def _planner(tmp_path: Path, database_url: str, **settings) -> Iterator[TestClient]:
+    verifier = VerifierClient(http_client=TestClient(build_verifier(VerifierSettings())))
+    config = PlannerSettings(
+        data_dir=tmp_path / "data", database_url=database_url, media_root=tmp_path, **settings
+    )
+    app = build_app(config, verifier=verifier)
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture
+def planner(tmp_path: Path, database_url: str) -> Iterator[TestClient]:
+    yield from _planner(tmp_path, database_url)
+
+
+def _count(client: TestClient, table) -> int:
+    with Session(client.app.state.engine) as session:
+        return session.exec(select(func.count()).select_from(table)).one()
+
+
+def test_plan_reaches_a_feasible_cut_and_records_every_candidate(planner: TestClient) -> None:
+    task, _ = example("city-night")
+    answer = planner.post("/v1/plan", json={"task": task, "options": {"seed": 3}})
+    assert answer.status_code == 200, answer.text
+    plan = answer.json()
+    assert plan["feasible"] and plan["report"]["feasible"]
+    assert plan["ves"] >= plan["draft_ves"]
+    assert plan["ves"] == plan["report"]["ves"]
+    assert plan["branches"][0]["proposer"] == "search"
+    for r in plan["rounds"]:
+        assert set(r) == {"round", "proposer", "patch", "ves_before", "ves_after", "accepted"}
+    stored = planner.get(f"/v1/plans/{plan['plan_id']}").json()
+    assert stored == plan
+    records = _count(planner, ScoredRecord)
+    page = planner.get("/v1/records?after=0&limit=10000")
+    lines = [json.loads(line) for line in page.text.splitlines()]
+    assert len(lines) == records
+    for row in lines:
+        assert {
+            "record_id",
+            "task_id",
+            "state_timeline",
+            "report_before",
+            "proposer",
+            "patch",
+            "report_after",
+            "ves_before",
+            "ves_after",
+            "branch_id",
+            "round",
+        } <= set(row)
+
+
+def test_the_same_seed_plans_the_same_cut(planner: TestClient) -> None:
+    task, _ = example("cooking-short")
+    body = {"task": task, "options": {"seed": 7}}
+    first, second = (planner.post("/v1/plan", json=body).json() for _ in range(2))
+    assert first["timeline"] == second["timeline"] and first["ves"] == second["ves"]
+
+
+def test_repair_mode_starts_from_the_given_cut(planner: TestClient) -> None:
+    task, timeline = example("city-night")
+    verdict = planner.app.state.verifier.verify(task, timeline)
+    assert not verdict.feasible
+    plan = planner.post("/v1/plan", json={"task": task, "timeline": timeline}).json()
+    assert plan["draft_ves"] == pytest.approx(verdict.ves)
+    assert plan["ves"] > verdict.ves
+
+
+def test_records_page_with_a_stable_cursor(planner: TestClient) -> None:
+    task, _ = example("surf-reel")
+    planner.post("/v1/plan", json={"task": task, "timeline": example("surf-reel")[1]})
+    planner.post("/v1/plan", json={"task": task})
+    everything = planner.get("/v1/records?after=0&limit=10000")
+    all_ids = [json.loads(line)["record_id"] for line in everything.text.splitlines()]
+    seen, cursor = [], 0
+    while True:
+        page = planner.get(f"/v1/records?after={cursor}&limit=3")
+        ids = [json.loads(line)["record_id"] for line in page.text.splitlines()]
+        if not ids:
+            assert int(page.headers["x-next-cursor"]) == cursor
+            break
+        seen += ids
+        cursor = int(page.headers["x-next-cursor"])
+        assert cursor == ids[-1]
+    assert seen == all_ids == sorted(all_ids)
+
+
+def test_teachers_run_as_branches_and_the_verifier_best_wins(
+    tmp_path: Path, database_url: str, fake_llm: tuple[FakeOpenAI, str]
+) -> None:
+    fake, url = fake_llm
+    fake.reset("valid")
+    for client in _planner(tmp_path, database_url, llm_base_url=url, llm_model=MODEL):
+        task, timeline = example("city-night")
+        body = {
+            "task": task,
+            "timeline": timeline,
+            "options": {"proposer": "search", "teachers": ["llm"], "max_rounds": 3},
+        }
+        plan = client.post("/v1/plan", json=body).json()
+        names = [b["proposer"] for b in plan["branches"]]
+        assert names == ["search", "llm"]
+        assert plan["ves"] == max(b["final_ves"] for b in plan["branches"])
+        with Session(client.app.state.engine) as session:
+            branches = set(session.exec(select(ScoredRecord.branch_id)).all())
+        assert branches == {0, 1}
+        assert fake.requests, "the llm branch asked the endpoint"
+
+
+def test_llm_garbage_never_breaks_the_loop(
+    tmp_path: Path, database_url: str, fake_llm: tuple[FakeOpenAI, str]
+) -> None:
+    fake, url = fake_llm
+    fake.reset("garbage")
+    for client in _planner(tmp_path, database_url, llm_base_url=url, llm_model=MODEL):
+        task, timeline = example("city-night")
+        body = {"task": task, "timeline": timeline, "options": {"proposer": "llm"}}
+        plan = client.post("/v1/plan", json=body)
+        assert plan.status_code == 200
+        branch = plan.json()["branches"][0]
+        assert branch["stats"]["dropped"] > 0 and branch["rounds"] == 0
+
+
+def test_an_unreachable_llm_is_a_503_and_writes_nothing(tmp_path: Path, database_url: str) -> None:
+    for client in _planner(tmp_path, database_url, llm_base_url=closed_port_url(), llm_model=MODEL):
+        task, _ = example("surf-reel")
+        answer = client.post("/v1/plan", json={"task": task, "options": {"proposer": "llm"}})
+        assert answer.status_code == 503, answer.text
+        assert _count(client, ScoredRecord) == 0 and _count(client, PlanRow) == 0
+
+
+@pytest.mark.parametrize(
+    ("options", "param"),
+    [
+        ({"proposer": "nope"}, "options.proposer"),
+        ({"proposer": "llm"}, "options.proposer"),
+        ({"teachers": ["search", "hf:missing"]}, "options.teachers[1]"),
+    ],
+)
+def test_unknown_proposers_are_a_422(planner: TestClient, options: dict, param: str) -> None:
+    task, _ = example("surf-reel")
+    answer = planner.post("/v1/plan", json={"task": task, "options": options})
+    assert answer.status_code == 422
+    assert answer.json()["error"]["param"] == param
+    assert _count(planner, ScoredRecord) == 0
+
+
+def test_bad_tasks_are_a_422_naming_the_field(planner: TestClient) -> None:
+    task, _ = example("surf-reel")
+    no_clips = {**task, "clips": []}
+    error = planner.post("/v1/plan", json={"task": no_clips}).json()["error"]
+    assert error["param"] == "task.clips"
+    impossible = copy.deepcopy(task)
+    impossible["ledger"][0] = {"id": "L1", "kind": "duration", "min_s": 30, "max_s": 10}
+    error = planner.post("/v1/plan", json={"task": impossible}).json()["error"]
+    assert error["param"].startswith("task.ledger[0]")
+    assert (
+        planner.post("/v1/plan", json={"task": task, "options": {"max_rounds": -1}}).status_code
+        == 422
+    )
+
+
+def test_an_infeasible_task_ends_with_the_least_violating_cut(planner: TestClient) -> None:
+    task, _ = example("surf-reel")
+    task = copy.deepcopy(task)
+    task["ledger"].append({"id": "LX", "kind": "must_include", "tags": ["volcano"]})
+    answer = planner.post("/v1/plan", json={"task": task})
+    assert answer.status_code == 200
+    plan = answer.json()
+    assert not plan["feasible"] and plan["infeasible_constraints"] == ["LX"]
+    assert plan["report"]["executable"]
+    unmet = {c["id"] for c in plan["report"]["constraints"] if c["hard"] and not c["satisfied"]}
+    assert unmet == {"LX"}
+
+
+def test_otio_export_reads_back(planner: TestClient) -> None:
+    task, _ = example("surf-reel")
+    plan = planner.post("/v1/plan", json={"task": task}).json()
+    document = planner.get(f"/v1/plans/{plan['plan_id']}/otio")
+    assert document.status_code == 200
+    timeline = otio.adapters.read_from_string(document.text, "otio_json")
+    assert timeline.duration().to_seconds() == pytest.approx(plan["report"]["duration_s"])
+    clips = list(timeline.video_tracks()[0].find_clips())
+    assert [c.source_range.start_time.to_seconds() for c in clips] == pytest.approx(
+        [s["in_s"] for s in plan["timeline"]["shots"]]
+    )
+    assert planner.get("/v1/plans/plan-missing/otio").status_code == 404
+
+
+def test_render_job_produces_the_mp4(planner: TestClient, tmp_path: Path) -> None:
+    from services.planner.export.media import generate_example_media
+    from services.verifier.protocol import TaskIn
+
+    task, _ = example("cooking-short")
+    generate_example_media(TaskIn.model_validate(task).to_task(), tmp_path, size=(160, 160))
+    plan = planner.post("/v1/plan", json={"task": task}).json()
+    job = planner.post(f"/v1/plans/{plan['plan_id']}/render").json()
+    assert job["status"] in {"queued", "running", "succeeded"}
+    deadline = time.monotonic() + 120
+    while job["status"] in {"queued", "running"}:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+        job = planner.get(f"/v1/jobs/{job['job_id']}").json()
+    assert job["status"] == "succeeded", job
+    output = planner.get(f"/v1/jobs/{job['job_id']}/output")
+    path = tmp_path / "out.mp4"
+    path.write_bytes(output.content)
+    seconds = float(
+        subprocess.run(
+            [
+                "ffprobe",
+                "-v",
+                "error",
+                "-select_streams",
+                "v:0",
+                "-show_entries",
+                "format=duration",
+                "-of",
+                "csv=p=0",
+                str(path),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert abs(seconds - plan["report"]["duration_s"]) <= 1 / task["fps"] + 0.05
+
+
+def test_render_refuses_media_outside_the_root(planner: TestClient) -> None:
+    task, _ = example("surf-reel")
+    task = copy.deepcopy(task)
+    task["clips"][0]["uri"] = "../../etc/passwd"
+    plan = planner.post("/v1/plan", json={"task": task}).json()
+    answer = planner.post(f"/v1/plans/{plan['plan_id']}/render")
+    assert answer.status_code == 422
+    assert answer.json()["error"]["param"] == "task.clips[0].uri"
+
+
+def test_jobs_that_do_not_exist_or_are_not_done(planner: TestClient) -> None:
+    assert planner.get("/v1/jobs/nope").status_code == 404
+    assert planner.get("/v1/jobs/nope/output").status_code == 404
+
+
+def test_proposers_list_and_register(planner: TestClient, tmp_path: Path) -> None:
+    names = [p["name"] for p in planner.get("/v1/proposers").json()]
+    assert names[:2] == ["search", "llm"]
+    bad = planner.post("/v1/proposers", json={"id": "student", "path": str(tmp_path / "none")})
+    assert bad.status_code == 422 and bad.json()["error"]["param"] == "path"
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    made = planner.post("/v1/proposers", json={"id": "student", "path": str(folder)})
+    assert made.status_code == 201 and made.json()["name"] == "hf:student"
+    assert "hf:student" in [p["name"] for p in planner.get("/v1/proposers").json()]
+
+
+def test_options_past_the_caps_are_a_422(planner: TestClient) -> None:
+    task, _ = example("surf-reel")
+    for option, value in (("max_rounds", 10_000), ("candidates", 500)):
+        answer = planner.post("/v1/plan", json={"task": task, "options": {option: value}})
+        assert answer.status_code == 422
+        assert answer.json()["error"]["param"] == f"options.{option}"
