@@ -11,6 +11,9 @@ uvicorn on localhost. Figures:
   names the unmet hard constraints.
 - ``p50_s`` / ``p95_s``: wall time per task, draft and loop and recording included.
 - ``mean_rounds``: repair rounds per task (accepted or not).
+- ``naive_draft_mean_ves`` / ``naive_repaired_mean_ves``: the loop in repair mode from a naive
+  one-shot cut (:func:`~services.planner.proposers.simple_draft.simple_draft`: the most
+  relevant clips, all cuts, no beat grid) instead of the search proposer's own draft.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from benchmarks.verifier_bench import calibration_us, serve
 from clients.verifier import VerifierClient
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
+from services.planner.proposers.simple_draft import simple_draft
+from services.verifier.protocol import TaskIn
+from services.verifier.protocol.timeline import timeline_payload
 
 
 def _rows(path: Path, n: int) -> list[dict[str, Any]]:
@@ -46,6 +52,11 @@ def _rows(path: Path, n: int) -> list[dict[str, Any]]:
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _simple_draft(task_json: dict[str, Any]) -> dict[str, Any]:
+    task = TaskIn.model_validate(task_json).to_task()
+    return timeline_payload(simple_draft(task, seed=0))
 
 
 def run(tasks: Path, *, n: int, proposer: str = "search", seed: int = 0) -> dict[str, Any]:
@@ -66,8 +77,13 @@ def run(tasks: Path, *, n: int, proposer: str = "search", seed: int = 0) -> dict
                 elapsed = time.perf_counter() - start
                 answer.raise_for_status()
                 plan = answer.json()
+                naive = _simple_draft(row["task"])
+                repair = planner.post("/v1/plan", json={**body, "timeline": naive})
+                repair.raise_for_status()
                 per_task.append(
                     {
+                        "naive_draft_ves": repair.json()["draft_ves"],
+                        "naive_repaired_ves": repair.json()["ves"],
                         "task_id": plan["task_id"],
                         "flagged_feasible": row["feasible"],
                         "ves": plan["ves"],
@@ -104,6 +120,10 @@ def run(tasks: Path, *, n: int, proposer: str = "search", seed: int = 0) -> dict
         "p95_s": round(_percentile(times, 0.95), 4),
         "max_s": round(max(times), 4),
         "mean_rounds": round(statistics.fmean(t["rounds"] for t in per_task), 3),
+        "naive_draft_mean_ves": round(statistics.fmean(t["naive_draft_ves"] for t in per_task), 4),
+        "naive_repaired_mean_ves": round(
+            statistics.fmean(t["naive_repaired_ves"] for t in per_task), 4
+        ),
         "python_calibration_us": calibration_us(),
         "misses": [t["task_id"] for t in feasible if not t["feasible"]][:20],
     }

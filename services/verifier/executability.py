@@ -141,15 +141,21 @@ def _music(task: Task, timeline: Timeline) -> list[ExecError]:
 _DURATION = attrgetter("duration")
 
 
-def is_executable(task: Task, view: TimelineView) -> bool:
+def is_executable(
+    task: Task, view: TimelineView, durations_by_id: dict[str, int] | None = None
+) -> bool:
     """The same verdict as ``not check(task, timeline)``, without building messages.
 
     The hot path of every verification: whole-list checks in C where possible, and only the
-    shots next to a transition looked at one by one.
+    shots next to a transition looked at one by one. ``durations_by_id``: clip frames by id,
+    when the caller keeps them (a :class:`~score.Verifier` does).
     """
     if view.fps != task.fps or not view.ids or not view.clip_ids <= task.clips.keys():
         return False
-    durations = list(map(_DURATION, map(task.clips.__getitem__, view.ids)))
+    if durations_by_id is None:
+        durations = list(map(_DURATION, map(task.clips.__getitem__, view.ids)))
+    else:
+        durations = list(map(durations_by_id.__getitem__, view.ids))
     if min(view.starts) < 0 or min(view.lengths) <= 0 or not all(map(le, view.ends, durations)):
         return False
     if view.transitions and not _transitions_fit(view, durations):

@@ -403,10 +403,11 @@ class Coverage(Constraint):
 
     def evaluate(self, view: TimelineView) -> Outcome:
         used = view.clip_ids
+        covering = map(view.index.clips_with_terms, self.topic_terms)
         missing = [
             topic
-            for topic, words in zip(self.topics, self.topic_terms, strict=True)
-            if used.isdisjoint(view.index.clips_with_terms(words))
+            for topic, clips in zip(self.topics, covering, strict=True)
+            if used.isdisjoint(clips)
         ]
         fraction = 1.0 - len(missing) / len(self.topics)
         if fraction >= self.min_fraction:

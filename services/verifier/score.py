@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import pairwise
-from operator import itemgetter
+from operator import itemgetter, mul
 from typing import NamedTuple
 
 from services.verifier import executability
@@ -20,7 +20,7 @@ from services.verifier.timeline import Timeline, to_frames
 from services.verifier.view import TimelineView
 
 WEIGHT_H, WEIGHT_S, WEIGHT_Q = 0.6, 0.2, 0.2
-_SATISFIED = itemgetter(0)
+_SATISFIED, _SCORE = itemgetter(0), itemgetter(1)
 DEFAULT_BEAT_TOLERANCE_S = 0.1
 PACING_BANDS_S: dict[str, tuple[float, float]] = {
     "energetic": (1.0, 2.5),
@@ -59,13 +59,15 @@ class Components(NamedTuple):
 
 
 class Report:
-    """The verdict on one timeline. Per-constraint results materialise on first access."""
+    """The verdict on one timeline. Components and per-constraint results materialise on
+    first access: most verifications are compared by ``ves`` and ``feasible`` alone."""
 
     __slots__ = (
+        "_components",
         "_constraints",
         "_ledger",
         "_outcomes",
-        "components",
+        "_parts",
         "duration",
         "errors",
         "executable",
@@ -76,21 +78,28 @@ class Report:
 
     def __init__(
         self,
-        *,
         executable: bool,
         feasible: bool,
         ves: float,
         duration: int,
         fps: int,
-        components: Components,
+        parts: tuple[int, float, float, float, float, float, float, float],
         ledger: tuple[Constraint, ...],
         outcomes: list[Outcome],
         errors: tuple[ExecError, ...],
     ) -> None:
         self.executable, self.feasible, self.ves = executable, feasible, ves
-        self.duration, self.fps, self.components, self.errors = duration, fps, components, errors
-        self._ledger, self._outcomes = ledger, outcomes
+        self.duration, self.fps, self.errors = duration, fps, errors
+        self._parts, self._ledger, self._outcomes = parts, ledger, outcomes
+        self._components: Components | None = None
         self._constraints: tuple[ConstraintResult, ...] | None = None
+
+    @property
+    def components(self) -> Components:
+        """E, H, S, Q and the four parts of Q."""
+        if self._components is None:
+            self._components = Components(*self._parts)
+        return self._components
 
     @property
     def constraints(self) -> tuple[ConstraintResult, ...]:
@@ -145,9 +154,11 @@ class Verifier:
         )
         low, high = PACING_BANDS_S.get(task.brief.style.lower(), DEFAULT_PACING_S)
         self._pacing = (low * fps, high * fps)
+        self._durations = {clip.id: clip.duration for clip in task.clips.values()}
         self._hard_index = [i for i, c in enumerate(task.ledger) if c.hard]
-        self._soft_index = [(i, c.weight) for i, c in enumerate(task.ledger) if not c.hard]
-        self._soft_weight = sum(w for _, w in self._soft_index)
+        self._soft_index = [i for i, c in enumerate(task.ledger) if not c.hard]
+        self._soft_weights = [task.ledger[i].weight for i in self._soft_index]
+        self._soft_weight = sum(self._soft_weights)
 
     def matching(self, selector: Selector) -> frozenset[str]:
         """Ids of pool clips the selector matches (memoised per selector)."""
@@ -191,8 +202,11 @@ class Verifier:
         return TimelineView(timeline, self.task.clips, track, self)
 
     def verify(self, timeline: Timeline) -> Report:
-        view = self.view(timeline)
-        if executability.is_executable(self.task, view):
+        task = self.task
+        music = timeline.music
+        track = task.tracks.get(music.track_id) if music is not None else None
+        view = TimelineView(timeline, task.clips, track, self)
+        if executability.is_executable(task, view, self._durations):
             errors: tuple[ExecError, ...] = ()
         else:
             errors = tuple(executability.check(self.task, timeline))
@@ -200,7 +214,8 @@ class Verifier:
         hard = self._hard_index
         h = sum(map(_SATISFIED, map(outcomes.__getitem__, hard))) / len(hard) if hard else 1.0
         if self._soft_weight > 0:
-            s = sum(w * outcomes[i][1] for i, w in self._soft_index) / self._soft_weight
+            scores = map(_SCORE, map(outcomes.__getitem__, self._soft_index))
+            s = sum(map(mul, self._soft_weights, scores)) / self._soft_weight
         else:
             s = 1.0
         relevance, beats, pacing, variety = self._rubric(view)
@@ -208,15 +223,15 @@ class Verifier:
         e = 0 if errors else 1
         ves = e * (WEIGHT_H * h + WEIGHT_S * s + WEIGHT_Q * q)
         return Report(
-            executable=e == 1,
-            feasible=e == 1 and h == 1.0,
-            ves=round(ves, 6),
-            duration=view.total,
-            fps=self.task.fps,
-            components=Components(e, h, s, q, relevance, beats, pacing, variety),
-            ledger=self.task.ledger,
-            outcomes=outcomes,
-            errors=errors,
+            e == 1,
+            e == 1 and h == 1.0,
+            round(ves, 6),
+            view.total,
+            self.task.fps,
+            (e, h, s, q, relevance, beats, pacing, variety),
+            self.task.ledger,
+            outcomes,
+            errors,
         )
 
     def _rubric(self, view: TimelineView) -> tuple[float, float, float, float]:

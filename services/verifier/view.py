@@ -17,7 +17,7 @@ from services.verifier.timeline import (
     TransitionType,
 )
 
-_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+_FIRST = itemgetter(0)
 _IS_NOT_CUT = TransitionType.CUT.__ne__
 
 
@@ -69,16 +69,14 @@ class TimelineView:
         self.track = track
         self.index = index
         self.matching = index.matching
-        # shots and ranges are named tuples: itemgetter keeps these passes in C
-        self.ids = list(map(_FIRST, shots))
-        self.clip_ids = set(self.ids)
-        sources = list(map(_SECOND, shots))
-        self.starts = list(map(_FIRST, sources))
-        self.ends = list(map(_SECOND, sources))
+        # shots and ranges are named tuples: transposing them with zip stays in C
+        ids, sources, entries = zip(*shots, strict=True) if shots else ((), (), ())
+        self.ids: tuple[str, ...] = ids
+        self.clip_ids = set(ids)
+        self.starts, self.ends = zip(*sources, strict=True) if sources else ((), ())
         self.lengths = list(map(sub, self.ends, self.starts))
         self.cuts = list(accumulate(self.lengths))
         self.total = self.cuts.pop() if self.cuts else 0
-        entries = list(map(_THIRD, shots))
         self.transitions: list[tuple[int, Transition]] = (
             [
                 (i, entries[i])
