@@ -15,24 +15,11 @@ from typing import Any
 
 from benchmarks.editbench_plan import STEP, TRANSITION_TYPES, ClipSpec, Draft, Track
 from benchmarks.editbench_vocab import ALL_TAGS
+from services.verifier.ledger import KINDS as LEDGER_KINDS
 from services.verifier.text import terms
 from services.verifier.timeline import to_frames
 
-KINDS = (
-    "duration",
-    "shot_length",
-    "must_include",
-    "must_exclude",
-    "no_reuse",
-    "order",
-    "transitions",
-    "music",
-    "beat_alignment",
-    "end_on_downbeat",
-    "orientation",
-    "max_consecutive_tag",
-    "coverage",
-)
+KINDS: tuple[str, ...] = tuple(LEDGER_KINDS)
 INFEASIBLE_REASONS = (
     "missing_tag",
     "too_little_media",

@@ -10,19 +10,15 @@ counted and dropped, never raised. A path that holds no checkpoint is a 422 at c
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from services.planner.proposers.base import Proposal, ProposerError, ProposerStats
-from services.planner.proposers.prompting import parse_candidates, render_messages
+from services.planner.proposers.base import ProposerError
+from services.planner.proposers.completion import CompletionProposer
 from services.planner.proposers.simple_draft import DraftFn, simple_draft
-from services.verifier.score import Report
-from services.verifier.task import Task
-from services.verifier.timeline import Timeline
 
 
 @dataclass
@@ -95,7 +91,7 @@ def _load(path: str, device: str) -> LoadedModel:
     return LoadedModel(tokenizer, model)
 
 
-class HFProposer:
+class HFProposer(CompletionProposer):
     """Patches sampled from a local checkpoint; ``name`` defaults to ``hf:<path_or_id>``
     (a registry passes ``hf:<checkpoint id>``)."""
 
@@ -110,15 +106,12 @@ class HFProposer:
         draft: DraftFn = simple_draft,
         name: str | None = None,
     ) -> None:
-        self.name = name or f"hf:{path_or_id}"
+        super().__init__(name or f"hf:{path_or_id}", draft=draft)
         self.path = resolve_checkpoint(path_or_id)
         self.device = device
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.top_p = top_p
-        self.stats = ProposerStats()
-        self.drop_reasons: Counter[str] = Counter()
-        self._draft = draft
 
     @property
     def loaded(self) -> LoadedModel:
@@ -127,19 +120,6 @@ class HFProposer:
     def check(self) -> None:
         """Load the checkpoint now; :class:`ProposerError` (422) when it cannot load."""
         self.loaded  # noqa: B018 - loading is the check
-
-    def draft(self, task: Task, *, seed: int) -> Timeline:
-        return self._draft(task, seed=seed)
-
-    def propose(
-        self, task: Task, timeline: Timeline, report: Report, *, n: int, seed: int
-    ) -> list[Proposal]:
-        if n <= 0:
-            return []
-        texts = self.complete(render_messages(task, timeline, report), n=n, seed=seed)
-        return parse_candidates(
-            texts, task, source=self.name, stats=self.stats, reasons=self.drop_reasons
-        )
 
     def complete(self, messages: list[dict[str, str]], *, n: int, seed: int) -> list[str]:
         """``n`` sampled continuations (one when ``temperature`` is 0: greedy); ``[]`` after a

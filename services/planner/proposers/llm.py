@@ -11,22 +11,19 @@ raises :class:`ProposerError` when the endpoint is down or does not serve the mo
 from __future__ import annotations
 
 import time
-from collections import Counter
 from typing import Any
 
 import httpx
 
-from services.planner.proposers.base import Proposal, ProposerError, ProposerStats
-from services.planner.proposers.prompting import parse_candidates, patch_schema, render_messages
+from services.planner.proposers.base import ProposerError
+from services.planner.proposers.completion import CompletionProposer
+from services.planner.proposers.prompting import patch_schema
 from services.planner.proposers.simple_draft import DraftFn, simple_draft
-from services.verifier.score import Report
-from services.verifier.task import Task
-from services.verifier.timeline import Timeline
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
 
 
-class LLMProposer:
+class LLMProposer(CompletionProposer):
     """Patches sampled from a chat model behind an OpenAI-compatible API.
 
     ``base_url`` includes the API prefix, e.g. ``http://localhost:8000/v1``. ``transport``
@@ -49,16 +46,14 @@ class LLMProposer:
         draft: DraftFn = simple_draft,
         name: str = "llm",
     ) -> None:
-        self.name = name
+        super().__init__(name, draft=draft)
+        self.note = model
         self.model = model
         self.base_url = base_url.rstrip("/")
-        self.stats = ProposerStats()
-        self.drop_reasons: Counter[str] = Counter()
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.max_retries = max_retries
         self.backoff_s = backoff_s
-        self._draft = draft
         self._schema = patch_schema()
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(
@@ -105,24 +100,6 @@ class LLMProposer:
             )
 
     # -- the proposer contract ------------------------------------------------------------
-
-    def draft(self, task: Task, *, seed: int) -> Timeline:
-        return self._draft(task, seed=seed)
-
-    def propose(
-        self, task: Task, timeline: Timeline, report: Report, *, n: int, seed: int
-    ) -> list[Proposal]:
-        if n <= 0:
-            return []
-        texts = self.complete(render_messages(task, timeline, report), n=n, seed=seed)
-        return parse_candidates(
-            texts,
-            task,
-            source=self.name,
-            stats=self.stats,
-            reasons=self.drop_reasons,
-            note=self.model,
-        )
 
     def complete(self, messages: list[dict[str, str]], *, n: int, seed: int) -> list[str | None]:
         """The ``n`` choices' texts (``None`` for a choice without text); ``[]`` after a
