@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -54,12 +55,18 @@ class Selector(NamedTuple):
         return clip.id in self.clip_ids or not self.tags.isdisjoint(clip.tags)
 
     def describe(self) -> str:
-        parts = []
-        if self.clip_ids:
-            parts.append("clips " + ", ".join(sorted(self.clip_ids)))
-        if self.tags:
-            parts.append("tags " + ", ".join(sorted(self.tags)))
-        return " or ".join(parts) or "nothing"
+        """``clips c1, c2 or tags sunset``: for messages (memoised: unmet rules repeat)."""
+        return _describe(self)
+
+
+@lru_cache(maxsize=4096)
+def _describe(selector: Selector) -> str:
+    parts = []
+    if selector.clip_ids:
+        parts.append("clips " + ", ".join(sorted(selector.clip_ids)))
+    if selector.tags:
+        parts.append("tags " + ", ".join(sorted(selector.tags)))
+    return " or ".join(parts) or "nothing"
 
 
 @dataclass(frozen=True, slots=True)
