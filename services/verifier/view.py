@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from itertools import accumulate, compress, repeat
-from operator import add, itemgetter, sub
+from itertools import accumulate, repeat
+from operator import add, sub
 from typing import Protocol
 
 from services.verifier.task import Clip, MusicTrack, Orientation, Selector
@@ -16,9 +16,6 @@ from services.verifier.timeline import (
     Transition,
     TransitionType,
 )
-
-_FIRST = itemgetter(0)
-_IS_NOT_CUT = TransitionType.CUT.__ne__
 
 
 class TaskIndex(Protocol):
@@ -79,8 +76,9 @@ class TimelineView:
         self.total = self.cuts.pop() if self.cuts else 0
         self.transitions: list[tuple[int, Transition]] = (
             [
-                (i, entries[i])
-                for i in compress(range(len(entries)), map(_IS_NOT_CUT, map(_FIRST, entries)))
+                (i, entry)
+                for i, entry in enumerate(entries)
+                if entry is not CUT and entry.type is not TransitionType.CUT
             ]
             if entries.count(CUT) != len(entries)
             else []
