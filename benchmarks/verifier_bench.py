@@ -6,7 +6,7 @@ Figures:
   rounds.
 - ``http_verify_rps`` / ``http_p99_ms``: ``POST /v1/verify`` with the same task and timeline,
   uvicorn on localhost with 2 workers, 16 connections (wrk when installed, else an httpx load
-  generator).
+  generator). The HTTP targets are measured interleaved, best of ``rounds`` each.
 - ``http_ceiling_rps``: a bare FastAPI endpoint that parses the same body into the same request
   model and returns it, same server settings, same run.
 - ``http_verify_uncached_rps``: ``/v1/verify`` again with the compiled-task cache off
@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -286,7 +286,7 @@ def _httpx_load(url: str, body: bytes, *, connections: int, seconds: int) -> tup
     return asyncio.run(run())
 
 
-def run(*, seconds: int = 10, inproc_seconds: float = 1.0) -> dict[str, Any]:
+def run(*, seconds: int = 8, rounds: int = 2, inproc_seconds: float = 1.0) -> dict[str, Any]:
     task = bench_task()
     timeline = bench_timeline(task)
     report = Verifier(TaskIn.model_validate(task).to_task())
@@ -305,16 +305,28 @@ def run(*, seconds: int = 10, inproc_seconds: float = 1.0) -> dict[str, Any]:
         "load_generator": "wrk" if shutil.which("wrk") else "httpx",
         "connections": 16,
         "workers": 2,
+        "http_rounds": rounds,
     }
-    with serve("services.verifier.app:app") as url:
-        load(url + "/v1/verify", body, connections=16, seconds=2)  # warm-up
-        rps, p99 = load(url + "/v1/verify", body, connections=16, seconds=seconds)
-    with serve("services.verifier.app:app", env={"REFINERY_TASK_CACHE_SIZE": "0"}) as url:
-        load(url + "/v1/verify", body, connections=16, seconds=2)
-        cold_rps, cold_p99 = load(url + "/v1/verify", body, connections=16, seconds=seconds)
-    with serve("benchmarks.ceiling_app:app") as url:
-        load(url + "/v1/echo", body, connections=16, seconds=2)
-        ceiling, ceiling_p99 = load(url + "/v1/echo", body, connections=16, seconds=seconds)
+    targets = {
+        "verify": ("services.verifier.app:app", "/v1/verify", None),
+        "uncached": ("services.verifier.app:app", "/v1/verify", {"REFINERY_TASK_CACHE_SIZE": "0"}),
+        "ceiling": ("benchmarks.ceiling_app:app", "/v1/echo", None),
+    }
+    best: dict[str, tuple[float, float]] = {}
+    with ExitStack() as stack:
+        urls = {
+            name: stack.enter_context(serve(app, env=env)) + path
+            for name, (app, path, env) in targets.items()
+        }
+        for url in urls.values():
+            load(url, body, connections=16, seconds=2)  # warm-up
+        for _ in range(rounds):  # interleaved, best of each: shared cores drift over minutes
+            for name, url in urls.items():
+                measured = load(url, body, connections=16, seconds=seconds)
+                if name not in best or measured[0] > best[name][0]:
+                    best[name] = measured
+    (rps, p99), (cold_rps, cold_p99) = best["verify"], best["uncached"]
+    ceiling, ceiling_p99 = best["ceiling"]
     results.update(
         {
             "http_verify_rps": round(rps, 1),
@@ -335,9 +347,10 @@ def cli(
     json_path: Path = typer.Option(
         Path("verifier-bench.json"), "--json", help="Where to write the figures."
     ),
-    seconds: int = typer.Option(10, help="Load duration per HTTP measurement."),
+    seconds: int = typer.Option(8, help="Load duration per HTTP measurement."),
+    rounds: int = typer.Option(2, help="Interleaved rounds per HTTP target (best is kept)."),
 ) -> None:
     """Measure the verifier and write the figures as JSON."""
-    results = run(seconds=seconds)
+    results = run(seconds=seconds, rounds=rounds)
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))
