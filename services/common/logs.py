@@ -59,6 +59,10 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(data, default=str).decode()
 
 
+QUIET_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2")
+"""HTTP client libraries that log every request at INFO; services log at WARNING for them."""
+
+
 def configure_logging(
     level: str = "INFO", *, service: str | None = None, stream: IO[str] | None = None
 ) -> None:
@@ -76,3 +80,5 @@ def configure_logging(
     handler.setFormatter(JsonFormatter(service))
     root.addHandler(handler)
     root.setLevel(level.upper())
+    for chatty in QUIET_LOGGERS:  # a line per outgoing request would drown the access log
+        logging.getLogger(chatty).setLevel(max(logging.WARNING, root.level))
