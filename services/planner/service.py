@@ -89,7 +89,7 @@ def plan(
         infeasible_constraints=[
             c.id for c in best.report.constraints if c.hard and not c.satisfied
         ],
-        rounds=[RoundOut(**vars_of(r)) for r in best.rounds],
+        rounds=[RoundOut(**_fields(r)) for r in best.rounds],
         branches=outcomes,
         draft_ves=best.draft_ves,
         elapsed_s=round(time.monotonic() - started, 4),
@@ -125,7 +125,7 @@ def plan(
     return response
 
 
-def vars_of(round_log: Any) -> dict[str, Any]:
+def _fields(round_log: Any) -> dict[str, Any]:
     return {name: getattr(round_log, name) for name in round_log.__slots__}
 
 

@@ -168,9 +168,6 @@ class Verifier:
             self._matches[selector] = found
         return found
 
-    def terms(self, clip_id: str) -> frozenset[str]:
-        return self._terms.get(clip_id, frozenset())
-
     def clips_with_terms(self, words: frozenset[str]) -> frozenset[str]:
         """Ids of pool clips whose caption or tags contain every word (memoised)."""
         found = self._with_terms.get(words)
@@ -203,9 +200,7 @@ class Verifier:
 
     def verify(self, timeline: Timeline) -> Report:
         task = self.task
-        music = timeline.music
-        track = task.tracks.get(music.track_id) if music is not None else None
-        view = TimelineView(timeline, task.clips, track, self)
+        view = self.view(timeline)
         if executability.is_executable(task, view, self._durations):
             errors: tuple[ExecError, ...] = ()
         else:
