@@ -57,6 +57,19 @@ def _read_json(path: Path) -> Any:
         raise _fail(f"{path} is not valid JSON: {exc}") from None
 
 
+@contextlib.contextmanager
+def service_errors(service: str, base_url: str) -> Iterator[None]:
+    """Turn client errors into one clear line and exit code 2."""
+    try:
+        yield
+    except APIConnectionError:
+        raise _fail(f"{service} not reachable at {base_url}: start it with `refinery up`") from None
+    except APIError as exc:
+        raise _fail(f"the {service} refused the request: {exc}") from None
+    except RefineryClientError as exc:
+        raise _fail(str(exc)) from None
+
+
 @app.command()
 def verify(
     task: Annotated[Path, typer.Argument(help="Task.1 JSON file.")],
@@ -81,17 +94,8 @@ def verify(
     """Verify TIMELINE against TASK; exit 0 if feasible, 1 if not, 2 on errors."""
     task_body, timeline_body = _read_json(task), _read_json(timeline)
     client = VerifierClient(url, api_key=api_key)
-    try:
-        with client:
-            report = client.verify(task_body, timeline_body)
-    except APIConnectionError:
-        raise _fail(
-            f"verifier not reachable at {client.base_url}: start it with `refinery up`"
-        ) from None
-    except APIError as exc:
-        raise _fail(f"the verifier refused the request: {exc}") from None
-    except RefineryClientError as exc:
-        raise _fail(str(exc)) from None
+    with service_errors("verifier", client.base_url), client:
+        report = client.verify(task_body, timeline_body)
     if as_json:
         typer.echo(report.model_dump_json(by_alias=True, indent=2))
     else:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.errors import APIConnectionError, APIError, RefineryClientError
+from clients.errors import RefineryClientError
 from clients.planner import PlannerClient
 from clients.render import render_report
 from services.planner.protocol import PlanResponse
@@ -94,7 +94,7 @@ def plan(
     ] = None,
 ) -> None:
     """Plan TASK on the planner service; exit 0 if feasible, 1 if not, 2 on errors."""
-    from clients.cli import _fail, _read_json
+    from clients.cli import _read_json, service_errors
 
     console = Console(highlight=False)
     task_body = _read_json(task)
@@ -107,37 +107,28 @@ def plan(
         if made:
             console.print(f"generated {len(made)} media files under {media_root}")
     client = PlannerClient(url, api_key=api_key)
-    try:
-        with client:
-            with console.status(f"planning {task_body.get('id', task)} with {proposer}…"):
-                result = client.plan(
-                    task_body,
-                    timeline=timeline_body,
-                    proposer=proposer,
-                    teachers=teacher or [],
-                    max_rounds=max_rounds,
-                    candidates=candidates,
-                    seed=seed,
-                )
-            console.print(_rounds(result))
-            if len(result.branches) > 1:
-                console.print(_branches(result))
-            render_report(result.report, console)
-            console.print(
-                f"plan {result.plan_id}: VES {result.ves:.3f} (draft "
-                f"{result.draft_ves:.3f}) in {result.elapsed_s:.2f} s"
+    with service_errors("planner", client.base_url), client:
+        with console.status(f"planning {task_body.get('id', task)} with {proposer}…"):
+            result = client.plan(
+                task_body,
+                timeline=timeline_body,
+                proposer=proposer,
+                teachers=teacher or [],
+                max_rounds=max_rounds,
+                candidates=candidates,
+                seed=seed,
             )
-            if otio is not None:
-                otio.write_bytes(client.otio(result.plan_id))
-                console.print(f"wrote {otio}")
-            if render is not None:
-                _render(client, result.plan_id, render, console)
-    except APIConnectionError:
-        raise _fail(
-            f"planner not reachable at {client.base_url}: start it with `refinery up`"
-        ) from None
-    except APIError as exc:
-        raise _fail(f"the planner refused the request: {exc}") from None
-    except RefineryClientError as exc:
-        raise _fail(str(exc)) from None
+        console.print(_rounds(result))
+        if len(result.branches) > 1:
+            console.print(_branches(result))
+        render_report(result.report, console)
+        console.print(
+            f"plan {result.plan_id}: VES {result.ves:.3f} (draft "
+            f"{result.draft_ves:.3f}) in {result.elapsed_s:.2f} s"
+        )
+        if otio is not None:
+            otio.write_bytes(client.otio(result.plan_id))
+            console.print(f"wrote {otio}")
+        if render is not None:
+            _render(client, result.plan_id, render, console)
     raise typer.Exit(0 if result.feasible else 1)
