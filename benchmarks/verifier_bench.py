@@ -289,9 +289,8 @@ def _httpx_load(url: str, body: bytes, *, connections: int, seconds: int) -> tup
 def run(*, seconds: int = 8, rounds: int = 2, inproc_seconds: float = 1.0) -> dict[str, Any]:
     task = bench_task()
     timeline = bench_timeline(task)
-    report = Verifier(TaskIn.model_validate(task).to_task())
-    parsed = TimelineIn.model_validate(timeline).to_timeline(report.task)
-    verdict = report.verify(parsed)
+    verifier = Verifier(TaskIn.model_validate(task).to_task())
+    verdict = verifier.verify(TimelineIn.model_validate(timeline).to_timeline(verifier.task))
     body = json.dumps({"task": task, "timeline": timeline}).encode()
     results: dict[str, Any] = {
         "python_calibration_us": calibration_us(),

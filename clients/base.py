@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+M = TypeVar("M", bound=pydantic.BaseModel)
 
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
 DEFAULT_MAX_RETRIES = 2
@@ -44,6 +45,27 @@ USER_AGENT = "refinery-client/0.1.0"
 
 _RETRYABLE_TRANSPORT = (httpx.ConnectError, httpx.ConnectTimeout)
 """Failures where the request surely never reached the server, so resending is safe."""
+
+
+def wire(value: pydantic.BaseModel | Mapping[str, Any]) -> Any:
+    """JSON-ready form of a wire model (aliases such as ``schema``) or a mapping."""
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    return dict(value)
+
+
+def parse_model(cls: type[M]) -> Callable[[httpx.Response], M]:
+    """A :class:`Call` parser that validates a 2xx body as ``cls``."""
+
+    def parse(response: httpx.Response) -> M:
+        return cls.model_validate_json(response.content)
+
+    return parse
+
+
+def healthy(response: httpx.Response) -> bool:
+    """The parser of ``/healthz``: any 2xx means healthy."""
+    return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,9 @@ from urllib.parse import quote
 import httpx
 import orjson
 
-from clients.base import AsyncAPIClient, Call, SyncAPIClient
+from clients.base import AsyncAPIClient, Call, SyncAPIClient, healthy, parse_model, wire
 from clients.errors import RefineryClientError
-from clients.verifier import TaskLike, TimelineLike, _model, _wire
+from clients.verifier import TaskLike, TimelineLike
 from services.common.protocol import JobOut
 from services.planner.protocol import PlanResponse, ProposerOut
 
@@ -52,23 +52,19 @@ def _bytes(response: httpx.Response) -> bytes:
     return response.content
 
 
-def _healthy(response: httpx.Response) -> bool:
-    return True
-
-
 class _Calls:
     @staticmethod
     def plan(
         task: TaskLike, timeline: TimelineLike | None, options: Mapping[str, Any]
     ) -> Call[PlanResponse]:
-        body: dict[str, Any] = {"task": _wire(task), "options": dict(options)}
+        body: dict[str, Any] = {"task": wire(task), "options": dict(options)}
         if timeline is not None:
-            body["timeline"] = _wire(timeline)
-        return Call("POST", "/v1/plan", _model(PlanResponse), body, retry=False)
+            body["timeline"] = wire(timeline)
+        return Call("POST", "/v1/plan", parse_model(PlanResponse), body, retry=False)
 
     @staticmethod
     def get_plan(plan_id: str) -> Call[PlanResponse]:
-        return Call("GET", f"/v1/plans/{quote(plan_id, safe='')}", _model(PlanResponse))
+        return Call("GET", f"/v1/plans/{quote(plan_id, safe='')}", parse_model(PlanResponse))
 
     @staticmethod
     def otio(plan_id: str) -> Call[bytes]:
@@ -77,12 +73,12 @@ class _Calls:
     @staticmethod
     def render(plan_id: str) -> Call[JobOut]:
         return Call(
-            "POST", f"/v1/plans/{quote(plan_id, safe='')}/render", _model(JobOut), retry=False
+            "POST", f"/v1/plans/{quote(plan_id, safe='')}/render", parse_model(JobOut), retry=False
         )
 
     @staticmethod
     def job(job_id: str) -> Call[JobOut]:
-        return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}", _model(JobOut))
+        return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}", parse_model(JobOut))
 
     @staticmethod
     def job_output(job_id: str) -> Call[bytes]:
@@ -95,7 +91,7 @@ class _Calls:
     @staticmethod
     def register_proposer(checkpoint_id: str, path: str) -> Call[ProposerOut]:
         body = {"id": checkpoint_id, "path": path}
-        return Call("POST", "/v1/proposers", _model(ProposerOut), body)
+        return Call("POST", "/v1/proposers", parse_model(ProposerOut), body)
 
     @staticmethod
     def records(after: int, limit: int) -> Call[RecordsPage]:
@@ -103,7 +99,7 @@ class _Calls:
 
     @staticmethod
     def health() -> Call[bool]:
-        return Call("GET", "/healthz", _healthy, retry=False)
+        return Call("GET", "/healthz", healthy, retry=False)
 
 
 def _options(proposer: str, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,13 +15,12 @@ answers a 422 naming the field); outputs are always the typed wire models.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel
 
-from clients.base import AsyncAPIClient, Call, SyncAPIClient
+from clients.base import AsyncAPIClient, Call, SyncAPIClient, healthy, parse_model, wire
 from clients.errors import RefineryClientError
 from services.verifier.protocol import (
     ApplyResponse,
@@ -47,22 +46,6 @@ TaskLike = TaskIn | Mapping[str, Any]
 TimelineLike = TimelineIn | Mapping[str, Any]
 PatchLike = PatchIn | Mapping[str, Any]
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def _wire(value: BaseModel | Mapping[str, Any]) -> Any:
-    """JSON-ready form of a wire model (aliases such as ``schema``) or a mapping."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True)
-    return dict(value)
-
-
-def _model(cls: type[M]) -> Any:
-    def parse(response: httpx.Response) -> M:
-        return cls.model_validate_json(response.content)
-
-    return parse
-
 
 def _json_object(response: httpx.Response) -> dict[str, Any]:
     data = response.json()
@@ -71,22 +54,18 @@ def _json_object(response: httpx.Response) -> dict[str, Any]:
     return data
 
 
-def _healthy(response: httpx.Response) -> bool:
-    return True
-
-
 class _Calls:
     """The verifier's endpoints as :class:`Call` values, shared by both clients."""
 
     @staticmethod
     def verify(task: TaskLike, timeline: TimelineLike) -> Call[ReportOut]:
-        body = {"task": _wire(task), "timeline": _wire(timeline)}
-        return Call("POST", "/v1/verify", _model(ReportOut), body)
+        body = {"task": wire(task), "timeline": wire(timeline)}
+        return Call("POST", "/v1/verify", parse_model(ReportOut), body)
 
     @staticmethod
     def apply(task: TaskLike, timeline: TimelineLike, patch: PatchLike) -> Call[ApplyResponse]:
-        body = {"task": _wire(task), "timeline": _wire(timeline), "patch": _wire(patch)}
-        return Call("POST", "/v1/apply", _model(ApplyResponse), body)
+        body = {"task": wire(task), "timeline": wire(timeline), "patch": wire(patch)}
+        return Call("POST", "/v1/apply", parse_model(ApplyResponse), body)
 
     @staticmethod
     def verify_batch(
@@ -96,12 +75,12 @@ class _Calls:
         include_timelines: bool,
     ) -> Call[BatchResponse]:
         body = {
-            "task": _wire(task),
-            "timeline": _wire(timeline),
-            "patches": [_wire(p) for p in patches],
+            "task": wire(task),
+            "timeline": wire(timeline),
+            "patches": [wire(p) for p in patches],
             "include_timelines": include_timelines,
         }
-        return Call("POST", "/v1/verify:batch", _model(BatchResponse), body)
+        return Call("POST", "/v1/verify:batch", parse_model(BatchResponse), body)
 
     @staticmethod
     def schema(name: str) -> Call[dict[str, Any]]:
@@ -109,7 +88,7 @@ class _Calls:
 
     @staticmethod
     def health() -> Call[bool]:
-        return Call("GET", "/healthz", _healthy, retry=False)
+        return Call("GET", "/healthz", healthy, retry=False)
 
 
 class VerifierClient(SyncAPIClient):
