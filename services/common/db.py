@@ -18,13 +18,14 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
-from sqlmodel import SQLModel, create_engine
+from sqlmodel import Session, SQLModel, create_engine
 
 __all__ = [
     "UTCDateTime",
     "create_tables",
     "insert_ignore",
     "is_sqlite",
+    "lock_appends",
     "make_engine",
     "normalize_url",
     "ping",
@@ -178,3 +179,17 @@ def insert_ignore(
     keys = list(keys)
     stmt = dialect.insert(table).values(rows).on_conflict_do_nothing(index_elements=keys)
     return len(conn.execute(stmt.returning(*(table.c[k] for k in keys))).all())
+
+
+def lock_appends(conn: Connection | Session, stream: str) -> None:
+    """Serialise the transactions that append to ``stream`` until this one ends.
+
+    Cursor-paged feeds (``GET /v1/records?after=``) page by an autoincrement id. On
+    PostgreSQL two concurrent writers can commit ids out of order, and a reader that already
+    moved past the later id would never see the earlier one. Taking a transaction-scoped
+    advisory lock before inserting makes ids commit in order. SQLite has one writer at a time
+    already. ``conn``: a Connection, or a Session inside a transaction.
+    """
+    dialect = conn.get_bind().dialect if isinstance(conn, Session) else conn.dialect
+    if dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:stream))"), {"stream": stream})

@@ -16,7 +16,9 @@ from sqlalchemy import BigInteger, Column, Integer
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from services.common.db import JsonType, UTCDateTime, utcnow
+from services.common.db import JsonType, UTCDateTime, lock_appends, utcnow
+
+RECORDS_STREAM = "planner.scored_records"
 
 
 def new_plan_id() -> str:
@@ -70,6 +72,7 @@ class ScoredRecord(SQLModel, table=True):
 def save_plan(engine: Engine, plan: PlanRow, records: Sequence[ScoredRecord]) -> None:
     """The plan and its records, all or nothing."""
     with Session(engine) as session, session.begin():
+        lock_appends(session, RECORDS_STREAM)
         session.add(plan)
         session.add_all(records)
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+import threading
 from pathlib import Path
 
 from sqlalchemy import Column, Integer, MetaData, String, Table, UniqueConstraint, event, select
@@ -11,6 +12,7 @@ from services.common.db import (
     create_tables,
     insert_ignore,
     is_sqlite,
+    lock_appends,
     make_engine,
     normalize_url,
     ping,
@@ -107,3 +109,25 @@ def test_utc_datetime_round_trips_as_aware_utc(engine: Engine) -> None:
 
 def test_is_sqlite(engine: Engine) -> None:
     assert is_sqlite(engine) == (engine.dialect.name == "sqlite")
+
+
+def test_lock_appends_serialises_appenders_on_postgres(engine: Engine) -> None:
+    """A second appender waits until the first commits, so ids commit in order."""
+    if is_sqlite(engine):
+        with engine.begin() as conn:
+            lock_appends(conn, "stream")  # a no-op: SQLite has one writer at a time
+        return
+    acquired = threading.Event()
+
+    def second() -> None:
+        with engine.begin() as conn:
+            lock_appends(conn, "stream")
+            acquired.set()
+
+    with engine.begin() as conn:
+        lock_appends(conn, "stream")
+        thread = threading.Thread(target=second)
+        thread.start()
+        assert not acquired.wait(0.3)
+    assert acquired.wait(5)
+    thread.join()
