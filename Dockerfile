@@ -9,7 +9,11 @@ COPY pyproject.toml README.md ./
 COPY services services
 COPY clients clients
 COPY benchmarks benchmarks
-RUN if [ "$EXTRAS" != "verifier" ]; then pip install torch==2.13.0; fi \
-    && pip install ".[${EXTRAS}]"
+# bfcl-eval ships BFCL's data and AST checker; its own dependencies are every vendor SDK
+# its leaderboard calls, none of which the checker needs, hence --no-deps.
+ARG BFCL_EVAL=2026.3.23
+RUN case "$EXTRAS" in verifier|synth) ;; *) pip install torch==2.13.0 ;; esac \
+    && pip install ".[${EXTRAS}]" \
+    && case "$EXTRAS" in synth|all) pip install --no-deps "bfcl-eval==${BFCL_EVAL}" ;; esac
 COPY examples examples
 VOLUME /data

@@ -27,6 +27,7 @@ from clients.errors import (
     UnprocessableEntityError,
 )
 from clients.planner import AsyncPlannerClient, PlannerClient, RecordsPage
+from clients.synth import AsyncSynthClient, SynthClient
 from clients.verifier import AsyncVerifierClient, VerifierClient
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "APIResponseValidationError",
     "APITimeoutError",
     "AsyncPlannerClient",
+    "AsyncSynthClient",
     "AsyncVerifierClient",
     "AuthenticationError",
     "BadRequestError",
@@ -48,6 +50,7 @@ __all__ = [
     "RecordsPage",
     "RefineryClientError",
     "ServerError",
+    "SynthClient",
     "UnavailableError",
     "UnprocessableEntityError",
     "VerifierClient",

@@ -77,6 +77,8 @@ class Call(Generic[T]):
     parse: Callable[[httpx.Response], T]
     json: Any = None
     retry: bool = True
+    headers: Mapping[str, str] | None = None
+    """Extra headers of this request only (e.g. ``Idempotency-Key``)."""
 
 
 class _BaseClient:
@@ -114,7 +116,7 @@ class _BaseClient:
             call.method,
             self.base_url + call.path,
             json=call.json,
-            headers=self.headers,
+            headers={**self.headers, **call.headers} if call.headers else self.headers,
             timeout=self.timeout if self.timeout is not None else httpx.Timeout(None),
         )
 

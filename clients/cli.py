@@ -240,6 +240,9 @@ def _register_commands() -> None:
     from clients.cli_plan import plan
 
     app.command(help="Plan a task on the planner; show rounds, report and VES.")(plan)
+    from clients.cli_synth import synth
+
+    app.command(help="Synthesize verified tool-use examples into a JSONL file.")(synth)
 
 
 _register_commands()

@@ -1,0 +1,111 @@
+"""``python -m benchmarks synth``: the ToolLoop with the template generator on the built-in catalog.
+
+``n`` ground truths come from the stage-1 sampler (default mix, one seed) and each goes
+through :func:`~services.synth.pipeline.synthesize` twice: with feedback (generate → verify →
+refine, up to 3 rounds) and as the one-shot baseline (each stage once, then filter). Same
+generator, same truths, same run. Figures:
+
+- ``examples_per_s``: accepted examples per second of the feedback run, sampling included,
+  one process (one core).
+- ``acceptance_rate`` / ``baseline_acceptance_rate``: share of ground truths whose stage 3
+  reproduces stage 1; ``acceptance_by_category`` per category (feedback run).
+- ``mean_refine_rounds``: refinement rounds per ground truth (feedback run, all truths).
+- ``function_usage_entropy`` / ``baseline_function_usage_entropy``: normalised entropy
+  (0..1) of function use over the accepted examples' calls, against the catalog's size.
+- ``category_shares``: categories among accepted examples.
+- ``duplicate_query_rate``: share of accepted examples whose query repeats an earlier one.
+- ``python_calibration_us``: how fast this machine ran plain Python at the start (see
+  :func:`benchmarks.verifier_bench.calibration_us`).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from benchmarks.verifier_bench import calibration_us
+from services.synth.calls import CATEGORIES, GroundTruth
+from services.synth.catalog import builtin_catalog
+from services.synth.generators.template import TemplateGenerator
+from services.synth.pipeline import Outcome, synthesize
+from services.synth.sampling import Sampler, normalised_entropy
+
+
+def _entropy(outcomes: Sequence[Outcome], k: int) -> float:
+    counts = Counter(c.name for o in outcomes if o.accepted for c in o.truth.calls)
+    return round(normalised_entropy(counts, k), 4)
+
+
+def _duplicate_rate(outcomes: Sequence[Outcome]) -> float:
+    queries = [o.query for o in outcomes if o.accepted]
+    return round(1 - len(set(queries)) / len(queries), 4) if queries else 0.0
+
+
+def _shares(outcomes: Sequence[Outcome]) -> dict[str, float]:
+    accepted = Counter(o.truth.category for o in outcomes if o.accepted)
+    total = sum(accepted.values()) or 1
+    return {c: round(accepted[c] / total, 4) for c in CATEGORIES}
+
+
+def _by_category(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
+    seen = Counter(o.truth.category for o in outcomes)
+    kept = Counter(o.truth.category for o in outcomes if o.accepted)
+    return {c: round(kept[c] / seen[c], 4) if seen[c] else None for c in CATEGORIES}
+
+
+def run(*, n: int, seed: int = 0, max_refine_rounds: int = 3) -> dict[str, Any]:
+    """Sample ``n`` ground truths and synthesise each with and without feedback."""
+    calibration = calibration_us()
+    tools = builtin_catalog()
+    generator = TemplateGenerator()
+    start = time.perf_counter()
+    sampler = Sampler(tools, seed=seed)
+    truths: list[GroundTruth] = [sampler.sample() for _ in range(n)]
+    sampled = time.perf_counter()
+    outcomes = [
+        synthesize(t, generator, max_refine_rounds=max_refine_rounds, seed=seed * 1_000_003 + i)
+        for i, t in enumerate(truths)
+    ]
+    elapsed = time.perf_counter() - start
+    baseline = [
+        synthesize(t, generator, seed=seed * 1_000_003 + i, feedback=False)
+        for i, t in enumerate(truths)
+    ]
+    accepted = sum(o.accepted for o in outcomes)
+    return {
+        "n": n,
+        "seed": seed,
+        "generator": generator.name,
+        "max_refine_rounds": max_refine_rounds,
+        "examples_per_s": round(accepted / elapsed, 1),
+        "sampling_s": round(sampled - start, 4),
+        "synthesis_s": round(elapsed - (sampled - start), 4),
+        "acceptance_rate": round(accepted / n, 4),
+        "acceptance_by_category": _by_category(outcomes),
+        "mean_refine_rounds": round(statistics.fmean(o.refine_rounds for o in outcomes), 4),
+        "function_usage_entropy": _entropy(outcomes, len(tools)),
+        "category_shares": _shares(outcomes),
+        "duplicate_query_rate": _duplicate_rate(outcomes),
+        "baseline_acceptance_rate": round(sum(o.accepted for o in baseline) / n, 4),
+        "baseline_function_usage_entropy": _entropy(baseline, len(tools)),
+        "python_calibration_us": calibration,
+    }
+
+
+def cli(
+    n: int = typer.Option(2000, help="How many ground truths to sample and synthesise."),
+    seed: int = typer.Option(0, help="Sampler and generator seed."),
+    max_refine_rounds: int = typer.Option(3, help="Refinement rounds with feedback."),
+    json_path: Path = typer.Option(Path("synth-bench.json"), "--json", help="Output file."),
+) -> None:
+    """Run the ToolLoop with and without feedback and write the figures as JSON."""
+    results = run(n=n, seed=seed, max_refine_rounds=max_refine_rounds)
+    json_path.write_text(json.dumps(results, indent=2) + "\n")
+    typer.echo(json.dumps(results, indent=2))

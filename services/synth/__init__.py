@@ -1,0 +1,1 @@
+"""Synth: ToolLoop tool-use data synthesis (ground truth → query → calls, each verified)."""

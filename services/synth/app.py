@@ -1,0 +1,49 @@
+"""The synth service: ``uvicorn services.synth.app:app --port 8103``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from services.common import app as common_app
+from services.common.db import make_engine
+from services.common.settings import database_url_for
+from services.synth import service
+from services.synth.api import router
+from services.synth.config import SynthSettings, get_settings
+from services.synth.jobs import GeneratorFactory, SynthWorker
+
+
+def build_app(
+    settings: SynthSettings | None = None, *, generators: GeneratorFactory | None = None
+) -> FastAPI:
+    """The synth app with its worker threads. ``generators``: builds a job's generator by
+    name (tests inject one); by default :func:`services.synth.service.build_generator`."""
+    settings = settings or get_settings()
+    engine = make_engine(database_url_for(settings))
+    factory = generators or (lambda name: service.build_generator(name, settings))
+    workers = SynthWorker(settings, engine, factory)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        workers.start()
+        try:
+            yield
+        finally:
+            workers.stop()
+
+    app = common_app.build_app(
+        title="Refinery synth",
+        settings=settings,
+        routers=[router],
+        engine=engine,
+        lifespan=lifespan,
+        settings_dependency=get_settings,
+    )
+    app.state.jobs = workers.queue
+    return app
+
+
+app = build_app()

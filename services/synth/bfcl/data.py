@@ -1,0 +1,87 @@
+"""BFCL's test cases, read from the data files bfcl-eval ships (JSON lines, stdlib only).
+
+Our category names map to BFCL's Python files (``simple`` → ``simple_python``); each
+:class:`Case` joins a question row with its possible answer (none for ``irrelevance``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+__all__ = ["AST_CATEGORIES", "BFCL_FILES", "Case", "all_functions", "data_dir", "load_cases"]
+
+BFCL_FILES: dict[str, str] = {
+    "simple": "simple_python",
+    "multiple": "multiple",
+    "parallel": "parallel",
+    "parallel_multiple": "parallel_multiple",
+    "irrelevance": "irrelevance",
+}
+"""Our category → BFCL test category (``BFCL_v4_<name>.json``)."""
+
+AST_CATEGORIES: tuple[str, ...] = ("simple", "multiple", "parallel", "parallel_multiple")
+"""The categories BFCL judges with its AST checker."""
+
+_PREFIX = "BFCL_v4_"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One BFCL test: its question turn, function docs and possible answer."""
+
+    id: str
+    category: str
+    bfcl_category: str
+    messages: tuple[dict[str, Any], ...]
+    functions: tuple[dict[str, Any], ...]
+    answer: tuple[dict[str, Any], ...]
+
+
+def data_dir() -> Path:
+    """The ``data`` folder inside the installed bfcl-eval package."""
+    return Path(str(resources.files("bfcl_eval") / "data"))
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@cache
+def load_cases(category: str) -> tuple[Case, ...]:
+    """All cases of one of our categories, in file order (cached; treat as read-only)."""
+    if category not in BFCL_FILES:
+        raise ValueError(f"unknown category {category!r}; use one of {', '.join(BFCL_FILES)}")
+    name = BFCL_FILES[category]
+    rows = _read(data_dir() / f"{_PREFIX}{name}.json")
+    answers: dict[str, list[dict[str, Any]]] = {}
+    answer_file = data_dir() / "possible_answer" / f"{_PREFIX}{name}.json"
+    if answer_file.exists():
+        answers = {row["id"]: row["ground_truth"] for row in _read(answer_file)}
+    return tuple(
+        Case(
+            id=row["id"],
+            category=category,
+            bfcl_category=name,
+            messages=tuple(row["question"][0]),
+            functions=tuple(row["function"]),
+            answer=tuple(answers.get(row["id"], ())),
+        )
+        for row in rows
+    )
+
+
+@cache
+def all_functions(categories: tuple[str, ...] = AST_CATEGORIES) -> tuple[dict[str, Any], ...]:
+    """Every distinct function doc (by name) across ``categories``, first occurrence kept."""
+    seen: dict[str, dict[str, Any]] = {}
+    for category in categories:
+        for case in load_cases(category):
+            for function in case.functions:
+                seen.setdefault(function["name"], function)
+    return tuple(seen.values())

@@ -1,0 +1,47 @@
+"""The ``template`` generator: seeded phrasings for stage 2, a schema-driven parser for stage 3.
+
+Deterministic given the seed, no model, no network: the embedded default and the baseline
+every model-backed generator is measured against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.synth.calls import Call, GroundTruth, Issue, Tool
+from services.synth.generators.template.realiser import realise
+from services.synth.generators.template.solver import solve
+
+__all__ = ["TemplateGenerator"]
+
+
+class TemplateGenerator:
+    """Writes queries with :func:`realise` and reads them back with :func:`solve`.
+
+    The solver never sees the ground truth: only the query and the candidate schemas.
+    Feedback on stage 3 names parameters, not values, so a retry re-reads the query with the
+    same parser; the pipeline therefore routes stage-3 mismatches back to stage 2.
+    """
+
+    name = "template"
+
+    def query(
+        self,
+        truth: GroundTruth,
+        *,
+        previous: str | None = None,
+        issues: Sequence[Issue] = (),
+        seed: int = 0,
+    ) -> str:
+        return realise(truth, issues=issues, previous=previous, seed=seed)
+
+    def calls(
+        self,
+        query: str,
+        tools: Sequence[Tool],
+        *,
+        previous: tuple[Call, ...] | None = None,
+        issues: Sequence[Issue] = (),
+        seed: int = 0,
+    ) -> tuple[Call, ...]:
+        return solve(query, tools)

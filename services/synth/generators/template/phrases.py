@@ -1,0 +1,103 @@
+"""The template generator's wording: verb phrases from function names, openers, connectors.
+
+Both halves of the generator use this vocabulary: the realiser to write a request, the solver
+to recognise one (a user who says "look up" means what a function named ``get_*`` does).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from services.synth.surface import label
+
+__all__ = [
+    "BOOL_FALSE",
+    "BOOL_TRUE",
+    "CONNECTORS",
+    "OPENERS",
+    "STOPWORDS",
+    "VERB_SYNONYMS",
+    "stem",
+    "verb_phrase",
+]
+
+VERB_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "get": ("fetch", "look up", "retrieve", "show me"),
+    "search": ("look for", "find", "search for"),
+    "find": ("look for", "search for", "locate"),
+    "book": ("reserve",),
+    "reserve": ("book",),
+    "create": ("make", "set up", "add"),
+    "add": ("put in", "insert"),
+    "send": ("deliver",),
+    "cancel": ("call off", "drop"),
+    "check": ("verify", "find out"),
+    "list": ("show", "give me"),
+    "convert": ("change",),
+    "calculate": ("compute", "work out"),
+    "update": ("change", "modify"),
+    "delete": ("remove",),
+    "schedule": ("arrange", "plan"),
+    "buy": ("purchase",),
+    "rent": ("hire",),
+    "track": ("follow",),
+    "translate": ("render",),
+}
+"""Canonical verb → what a user may say instead. The solver reads these both ways."""
+
+OPENERS = (
+    "{vp}",
+    "Please {vp}",
+    "Could you {vp}",
+    "I'd like to {vp}",
+    "I need to {vp}",
+    "Can you {vp}",
+    "Help me {vp}",
+    "I want to {vp}",
+)
+CONNECTORS = ("Also, ", "Then ", "After that, ", "Additionally, ", "And ", "Next, ")
+"""Sentence starters that join several calls; the solver drops them."""
+
+BOOL_TRUE = ("on", "enabled", "turned on", "included", "true", "yes")
+BOOL_FALSE = ("off", "disabled", "turned off", "excluded", "false", "no")
+"""The first four are how the realiser writes a flag; the solver reads them all."""
+
+STOPWORDS = frozenset(
+    "a an the to of for in on at by with and or please could can you i i'd like need want "
+    "help me my is are be it this that from as set its into".split()
+)
+
+_ARTICLE_VERBS = frozenset("book create add send schedule make open post reserve rent buy".split())
+_VOWEL = re.compile(r"^[aeiou]")
+
+
+@lru_cache(maxsize=8192)
+def stem(word: str) -> str:
+    """A crude plural/inflection fold so "flights" meets "flight" and "booking" meets "book"."""
+    word = word.lower()
+    for suffix in ("ies", "ing", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    return word
+
+
+def verb_phrase(name: str, synonym: int = 0) -> str:
+    """``book_hotel`` → "book a hotel"; ``synonym`` > 0 swaps the verb for one of its synonyms."""
+    words = label(name).split()
+    verb, rest = words[0], words[1:]
+    choices = VERB_SYNONYMS.get(verb, ())
+    said = choices[(synonym - 1) % len(choices)] if synonym and choices else verb
+    if not rest:
+        return said
+    obj = " ".join(rest)
+    if rest[0] in ("to", "for", "from", "on", "in", "by", "with", "at", "into"):
+        article = ""
+    elif rest[-1].endswith("s") or verb in ("get", "check", "calculate", "convert", "track"):
+        article = "" if rest[-1].endswith("s") else "the "
+    elif verb in _ARTICLE_VERBS:
+        article = "an " if _VOWEL.match(obj) else "a "
+    else:
+        article = "the "
+    return f"{said} {article}{obj}"

@@ -1,0 +1,282 @@
+"""What the synth routes do, without FastAPI: catalogs, job submission, generators, BFCL.
+
+Submitting checks everything a job could trip over *before* it is queued (catalog, ``n``,
+mix, generator, the LLM endpoint), so a queued job only fails for reasons that arise while
+it runs. The job's payload carries the resolved tools: a job never depends on a catalog
+row or on the built-in catalog of a later release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import httpx
+from sqlalchemy.engine import Engine
+
+from services.common.errors import ConflictError, NotFoundError, RefineryError
+from services.common.jobs import Job, JobQueue
+from services.synth import store
+from services.synth.calls import CATEGORIES, Tool, tool_name
+from services.synth.catalog import CatalogError, builtin_catalog, validate_catalog
+from services.synth.config import SynthSettings
+from services.synth.generators.base import Generator
+from services.synth.generators.llm import LLMGenerator, LLMUnavailableError
+from services.synth.jobs import SYNTH_KIND, max_samples
+from services.synth.protocol import CatalogOut, EvaluateRequest, EvaluateResponse, SynthesizeRequest
+from services.synth.sampling import Sampler
+
+__all__ = [
+    "BUILTIN",
+    "GENERATORS",
+    "build_generator",
+    "check_generator",
+    "create_catalog",
+    "evaluate",
+    "get_catalog",
+    "list_catalogs",
+    "submit",
+]
+
+BUILTIN = "builtin"
+GENERATORS = ("template", "llm")
+
+
+class InvalidRequest(RefineryError):
+    status_code = 422
+    code = "invalid_request"
+
+
+# -- generators -------------------------------------------------------------------------
+
+
+def _llm(settings: SynthSettings, *, base_url: str | None = None, model: str | None = None) -> Any:
+    base_url = base_url or settings.llm_base_url
+    model = model or settings.llm_model
+    if not base_url or not model:
+        raise LLMUnavailableError(
+            "the llm generator needs REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL",
+            param="generator",
+        )
+    return LLMGenerator(
+        base_url,
+        model,
+        api_key=settings.llm_api_key,
+        timeout_s=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
+    )
+
+
+def build_generator(name: str, settings: SynthSettings) -> Generator:
+    """A fresh generator for one job."""
+    if name == "template":
+        from services.synth.generators.template import TemplateGenerator
+
+        return TemplateGenerator()
+    if name == "llm":
+        return _llm(settings)
+    raise _unknown_generator(name)
+
+
+def check_generator(name: str, settings: SynthSettings) -> None:
+    """Raise unless ``name`` can run now: unknown (422) or an unreachable endpoint (503)."""
+    if name not in GENERATORS:
+        raise _unknown_generator(name)
+    if name == "llm":
+        with _llm(settings) as generator:
+            generator.check()
+
+
+def _unknown_generator(name: str) -> RefineryError:
+    return InvalidRequest(
+        f"unknown generator {name!r}: choose {' or '.join(GENERATORS)}",
+        code="unknown_generator",
+        param="generator",
+    )
+
+
+# -- catalogs ---------------------------------------------------------------------------
+
+
+def _catalog_out(name: str, tools: Sequence[Tool], *, builtin: bool) -> CatalogOut:
+    functions = [tool_name(t) for t in tools]
+    return CatalogOut(
+        name=name, builtin=builtin, size=len(tools), functions=functions, tools=list(tools)
+    )
+
+
+def _relocated(error: CatalogError, prefix: str) -> CatalogError:
+    """The same error with its ``catalog…`` path under ``prefix`` (e.g. ``tools[2]…``)."""
+    param = error.param or "catalog"
+    if param.startswith("catalog"):
+        param = prefix + param[len("catalog") :]
+    return CatalogError(error.message, param=param, context=error.context)
+
+
+def list_catalogs(engine: Engine) -> list[CatalogOut]:
+    stored = [_catalog_out(r.name, r.tools, builtin=False) for r in store.list_catalogs(engine)]
+    return [_catalog_out(BUILTIN, builtin_catalog(), builtin=True), *stored]
+
+
+def get_catalog(engine: Engine, name: str) -> CatalogOut:
+    if name == BUILTIN:
+        return _catalog_out(BUILTIN, builtin_catalog(), builtin=True)
+    row = store.get_catalog(engine, name)
+    if row is None:
+        raise NotFoundError(
+            f"no catalog {name!r} (GET /v1/catalogs lists them)",
+            code="catalog_not_found",
+            param="catalog",
+        )
+    return _catalog_out(row.name, row.tools, builtin=False)
+
+
+def create_catalog(
+    engine: Engine, settings: SynthSettings, name: str, tools: list[Any]
+) -> tuple[CatalogOut, bool]:
+    """Validate and store; True when new. ``builtin`` is read-only (409)."""
+    if name == BUILTIN:
+        raise ConflictError(
+            "the builtin catalog is read-only; post yours under another name",
+            code="catalog_read_only",
+            param="name",
+        )
+    valid = _validated(tools, settings, prefix="tools")
+    row, created = store.save_catalog(engine, name, valid)
+    return _catalog_out(row.name, row.tools, builtin=False), created
+
+
+def _validated(tools: list[Any], settings: SynthSettings, *, prefix: str) -> list[Tool]:
+    if len(tools) > settings.synth_max_catalog_tools:
+        raise CatalogError(
+            f"a catalog holds at most {settings.synth_max_catalog_tools} tools", param=prefix
+        )
+    try:
+        return validate_catalog(tools)
+    except CatalogError as error:
+        raise _relocated(error, prefix) from None
+
+
+def _resolve(engine: Engine, settings: SynthSettings, catalog: str | list[Any]) -> list[Tool]:
+    if isinstance(catalog, list):
+        return _validated(catalog, settings, prefix="catalog")
+    return list(get_catalog(engine, catalog).tools)
+
+
+# -- jobs -------------------------------------------------------------------------------
+
+
+def _check_request(body: SynthesizeRequest, settings: SynthSettings) -> None:
+    if body.n > settings.synth_max_n:
+        raise InvalidRequest(
+            f"n is {body.n}; one job makes at most {settings.synth_max_n} examples "
+            "(REFINERY_SYNTH_MAX_N)",
+            code="n_too_large",
+            param="n",
+        )
+    if body.max_refine_rounds > settings.synth_max_refine_rounds:
+        raise InvalidRequest(
+            f"max_refine_rounds is at most {settings.synth_max_refine_rounds}",
+            param="max_refine_rounds",
+        )
+    for key, weight in (body.mix or {}).items():
+        if key not in CATEGORIES:
+            raise InvalidRequest(
+                f"unknown category {key!r} in mix: choose from {', '.join(CATEGORIES)}",
+                code="unknown_category",
+                param=f"mix.{key}",
+            )
+        if not weight >= 0 or weight == float("inf"):
+            raise InvalidRequest("mix weights are finite numbers ≥ 0", param=f"mix.{key}")
+    if body.mix is not None and not sum(body.mix.values()) > 0:
+        raise InvalidRequest("mix needs at least one positive weight", param="mix")
+
+
+def _isolated(tools: list[Tool]) -> tuple[list[Tool], list[dict[str, Any]]]:
+    """The tools BFCL does not know, and ``{name, reason, bfcl_function}`` of each dropped."""
+    from services.synth.bfcl.isolate import isolate
+
+    kept, dropped = isolate(tools)
+    if not kept:
+        raise InvalidRequest(
+            "isolate dropped every tool of the catalog: nothing left to sample",
+            code="catalog_empty",
+            param="isolate",
+        )
+    return list(kept), [{k: v for k, v in d.items() if k != "tool"} for d in dropped]
+
+
+def _payload(body: SynthesizeRequest, tools: list[Tool], dropped: list[Any], cap: int) -> dict:
+    request = body.model_dump(mode="json")
+    if isinstance(body.catalog, list):
+        request["catalog"] = "inline"
+    return {"request": request, "tools": tools, "dropped": dropped, "max_samples": cap}
+
+
+def submit(
+    body: SynthesizeRequest,
+    *,
+    settings: SynthSettings,
+    engine: Engine,
+    queue: JobQueue,
+    idempotency_key: str | None = None,
+) -> Job:
+    """Check, resolve and queue a synth job; the same ``idempotency_key`` → the same job."""
+    _check_request(body, settings)
+    tools = _resolve(engine, settings, body.catalog)
+    dropped: list[Any] = []
+    if body.isolate:
+        tools, dropped = _isolated(tools)
+    try:
+        Sampler(tools, seed=body.seed, mix=body.mix)
+    except ValueError as error:
+        raise InvalidRequest(str(error), code="invalid_mix", param="mix") from None
+    check_generator(body.generator, settings)
+    payload = _payload(body, tools, dropped, max_samples(body.n, settings.synth_sample_factor))
+    job = queue.submit(SYNTH_KIND, payload, idempotency_key=idempotency_key)
+    if job.payload.get("request") != payload["request"]:
+        raise ConflictError(
+            "this Idempotency-Key was used for a different request",
+            code="idempotency_conflict",
+            param="Idempotency-Key",
+        )
+    return job
+
+
+def get_job(queue: JobQueue, job_id: str) -> Job:
+    job = queue.get(job_id)
+    if job is None or job.kind != SYNTH_KIND:
+        raise NotFoundError(f"no synth job {job_id!r}", code="job_not_found", param="job_id")
+    return job
+
+
+# -- evaluation -------------------------------------------------------------------------
+
+
+def evaluate(body: EvaluateRequest, settings: SynthSettings) -> EvaluateResponse:
+    """Score the served model on BFCL categories (503 when the endpoint is unreachable)."""
+    base_url = body.base_url or settings.llm_base_url
+    model = body.model or settings.llm_model
+    if not base_url or not model:
+        raise LLMUnavailableError(
+            "no endpoint to evaluate: pass base_url and model or set REFINERY_LLM_BASE_URL and "
+            "REFINERY_LLM_MODEL",
+            param="base_url" if not base_url else "model",
+        )
+    if body.limit > settings.evaluate_max_limit:
+        raise InvalidRequest(f"limit is at most {settings.evaluate_max_limit}", param="limit")
+    from services.synth.bfcl.evaluate import evaluate as bfcl_evaluate
+
+    headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
+    with httpx.Client(base_url=base_url, timeout=body.timeout_s, headers=headers) as client:
+        try:
+            results = bfcl_evaluate(client, model, categories=body.categories, limit=body.limit)
+        except httpx.HTTPError as error:
+            raise LLMUnavailableError(
+                f"LLM endpoint {base_url} is unreachable: {error}", param="base_url"
+            ) from None
+    return EvaluateResponse(base_url=base_url, model=model, results=_jsonable(results))
+
+
+def _jsonable(results: Mapping[str, Any]) -> dict[str, Any]:
+    return {str(k): v for k, v in results.items()}

@@ -1,0 +1,148 @@
+"""How argument values look in text: dates in several formats, numbers, labels. Pure.
+
+Stage 2 writes values in these surface forms, the query check and the template solver read
+them back. Keeping the forms in one place means a date written "March 14, 2026" is the same
+value ``2026-03-14`` to every reader, whatever wrote it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = [
+    "DATE_STYLES",
+    "NUMBER_WORDS",
+    "find_dates",
+    "find_numbers",
+    "find_times",
+    "label",
+    "norm",
+    "render_date",
+]
+
+MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+_MONTH_INDEX = {m[:3].lower(): i + 1 for i, m in enumerate(MONTHS)}
+_MON = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"  # noqa: E501
+_ORD = r"(?:st|nd|rd|th)?"
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_MDY = re.compile(rf"\b{_MON}\.?\s+(\d{{1,2}}){_ORD},?\s+(\d{{4}})\b", re.I)
+_DMY = re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MON}\.?,?\s+(\d{{4}})\b", re.I)
+_SLASH = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+_TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?\b(?:\s*(am|pm)\b)?", re.I)
+_NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w-]|\.\d)")
+_DIGIT = re.compile(r"\d")
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+_WORD_NUMBER = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.I)
+
+DATE_STYLES = ("iso", "mdy", "dmy", "slash")
+"""``2026-03-14`` · ``March 14, 2026`` · ``14 March 2026`` · ``03/14/2026``."""
+
+_ABBREVIATIONS = {
+    "num": "number of",
+    "qty": "quantity",
+    "max": "maximum",
+    "min": "minimum",
+    "id": "ID",
+    "amt": "amount",
+    "addr": "address",
+    "desc": "description",
+    "dept": "department",
+    "tz": "time zone",
+}
+
+
+def render_date(iso: str, style: str) -> str:
+    """``2026-03-14`` in one of :data:`DATE_STYLES`; anything not an ISO date as is."""
+    match = _ISO.fullmatch(iso)
+    if not match or style == "iso":
+        return iso
+    year, month, day = int(match[1]), int(match[2]), int(match[3])
+    if not 1 <= month <= 12:
+        return iso
+    if style == "mdy":
+        return f"{MONTHS[month - 1]} {day}, {year}"
+    if style == "dmy":
+        return f"{day} {MONTHS[month - 1]} {year}"
+    return f"{month:02d}/{day:02d}/{year}"
+
+
+def _iso(year: str, month: int, day: str) -> str:
+    return f"{int(year):04d}-{month:02d}-{int(day):02d}"
+
+
+def find_dates(text: str) -> list[tuple[int, int, str]]:
+    """Every date written in a known format, as ``(start, end, iso)``, in text order."""
+    if not _DIGIT.search(text):
+        return []
+    found: list[tuple[int, int, str]] = []
+    for m in _ISO.finditer(text):
+        found.append((m.start(), m.end(), m.group(0)))
+    for m in _MDY.finditer(text):
+        found.append((m.start(), m.end(), _iso(m[3], _MONTH_INDEX[m[1][:3].lower()], m[2])))
+    for m in _DMY.finditer(text):
+        found.append((m.start(), m.end(), _iso(m[3], _MONTH_INDEX[m[2][:3].lower()], m[1])))
+    for m in _SLASH.finditer(text):
+        found.append((m.start(), m.end(), _iso(m[3], int(m[1]), m[2])))
+    found.sort(key=lambda f: (f[0], -f[1]))
+    kept: list[tuple[int, int, str]] = []
+    for span in found:
+        if not kept or span[0] >= kept[-1][1]:
+            kept.append(span)
+    return kept
+
+
+def find_times(text: str) -> list[tuple[int, int, str]]:
+    """Clock times (``09:30``, ``9:30 pm``) as ``(start, end, "HH:MM")``."""
+    found: list[tuple[int, int, str]] = []
+    if ":" not in text:
+        return found
+    for m in _TIME.finditer(text):
+        hour = int(m[1])
+        if m[4] and m[4].lower() == "pm" and hour < 12:
+            hour += 12
+        elif m[4] and m[4].lower() == "am" and hour == 12:
+            hour = 0
+        clock = f"{hour:02d}:{m[2]}" + (f":{m[3]}" if m[3] else "")
+        found.append((m.start(), m.end(), clock))
+    return found
+
+
+def find_numbers(text: str) -> list[tuple[int, int, float]]:
+    """Numbers in digits (``1,200``, ``-3.5``) or small number words, as ``(start, end, value)``.
+
+    Digits that belong to a date or a clock time are not numbers of their own.
+    """
+    found: list[tuple[int, int, float]] = []
+    digits = _DIGIT.search(text) is not None
+    taken = [(s, e) for s, e, _ in find_dates(text)] + [(s, e) for s, e, _ in find_times(text)]
+    for m in _NUMBER.finditer(text) if digits else ():
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        found.append((m.start(), m.end(), float(m.group(0).replace(",", ""))))
+    for m in _WORD_NUMBER.finditer(text):
+        found.append((m.start(), m.end(), float(NUMBER_WORDS[m[1].lower()])))
+    found.sort()
+    return found
+
+
+@lru_cache(maxsize=4096)
+def label(name: str) -> str:
+    """A parameter or function name as words: ``num_guests`` → ``number of guests``."""
+    words = _CAMEL.sub(" ", name).replace("_", " ").replace("-", " ").split()
+    return " ".join(_ABBREVIATIONS.get(w.lower(), w.lower()) for w in words)
+
+
+def norm(text: str) -> str:
+    """Lower case, punctuation and spacing collapsed: how free-text values are compared."""
+    return _NOT_WORD.sub(" ", text.lower()).strip()

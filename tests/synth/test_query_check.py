@@ -1,0 +1,105 @@
+"""Stage 2's check: every needed value is in the query, in any surface form, and no clash."""
+
+from __future__ import annotations
+
+from services.synth.calls import Call, GroundTruth
+from services.synth.query_check import check_query
+
+FLIGHTS = {
+    "type": "function",
+    "function": {
+        "name": "search_flights",
+        "description": "Flights.",
+        "parameters": {
+            "type": "object",
+            "required": ["origin", "departure_date"],
+            "properties": {
+                "origin": {"type": "string"},
+                "departure_date": {"type": "string", "format": "date"},
+                "passengers": {"type": "integer"},
+                "cabin_class": {"type": "string", "enum": ["economy", "business", "first"]},
+                "nonstop_only": {"type": "boolean"},
+                "stops": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+    },
+}
+CALL = Call(
+    "search_flights",
+    {
+        "origin": "JFK",
+        "departure_date": "2026-03-14",
+        "passengers": 3,
+        "cabin_class": "business",
+        "nonstop_only": True,
+    },
+)
+TRUTH = GroundTruth("simple", (FLIGHTS,), (CALL,))
+
+
+def _codes(query: str, truth: GroundTruth = TRUTH) -> list[tuple[str, str | None]]:
+    return [(i.code, i.param) for i in check_query(query, truth).issues]
+
+
+def test_values_in_any_surface_form_pass() -> None:
+    for query in (
+        "Search flights from JFK on March 14, 2026 for three passengers in business, nonstop only.",
+        "Find flights: origin jfk, departure 14 March 2026, 3 passengers, business, nonstop only.",
+        "Flights from JFK on 03/14/2026, 3 people, business class, nonstop only please.",
+    ):
+        assert check_query(query, TRUTH).ok, query
+
+
+def test_a_missing_value_is_named() -> None:
+    query = "Search flights from JFK for 3 passengers in business, nonstop only."
+    assert _codes(query) == [("value_not_stated", "departure_date")]
+    issue = check_query(query, TRUTH).issues[0]
+    assert issue.call == 0 and "2026-03-14" in issue.message
+
+
+def test_contradictions_are_flagged() -> None:
+    other_date = (
+        "Search flights from JFK on 2026-03-14 or 2026-03-15, 3 passengers, business, nonstop only."
+    )
+    assert ("contradiction", None) in _codes(other_date)
+    other_enum = (
+        "Search flights from JFK on 2026-03-14, 3 passengers, the cabin class first "
+        "and business, nonstop only."
+    )
+    assert ("contradiction", "cabin_class") in _codes(other_enum)
+    other_number = (
+        "Search flights from JFK on 2026-03-14, 3 or 4 passengers, business, nonstop only."
+    )
+    assert ("contradiction", None) in _codes(other_number)
+
+
+def test_arrays_and_irrelevance_intents() -> None:
+    truth = GroundTruth(
+        "simple",
+        (FLIGHTS,),
+        (
+            Call(
+                "search_flights",
+                {"origin": "JFK", "departure_date": "2026-03-14", "stops": ["Reykjavik", "Oslo"]},
+            ),
+        ),
+    )
+    assert check_query("Flights from JFK on 2026-03-14 via Reykjavik and Oslo.", truth).ok
+    assert _codes("Flights from JFK on 2026-03-14 via Reykjavik.", truth) == [
+        ("value_not_stated", "stops")
+    ]
+    intent = GroundTruth(
+        "irrelevance",
+        (),
+        (),
+        {
+            "intent": {
+                "name": CALL.name,
+                "arguments": {"origin": "JFK", "departure_date": "2026-03-14"},
+            },
+            "intent_tool": FLIGHTS,
+        },
+    )
+    assert check_query("Any flights out of JFK on March 14, 2026?", intent).ok
+    assert not check_query("Any flights out of JFK?", intent).ok
+    assert _codes("   ") == [("empty_query", None)]
