@@ -81,10 +81,12 @@ def _iso(year: str, month: int, day: str) -> str:
     return f"{int(year):04d}-{month:02d}-{int(day):02d}"
 
 
-def find_dates(text: str) -> list[tuple[int, int, str]]:
-    """Every date written in a known format, as ``(start, end, iso)``, in text order."""
+@lru_cache(maxsize=8192)
+def find_dates(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Every date written in a known format, as ``(start, end, iso)``, in text order (cached:
+    the query check and the solver scan the same sentences)."""
     if not _DIGIT.search(text):
-        return []
+        return ()
     found: list[tuple[int, int, str]] = []
     for m in _ISO.finditer(text):
         found.append((m.start(), m.end(), m.group(0)))
@@ -99,14 +101,15 @@ def find_dates(text: str) -> list[tuple[int, int, str]]:
     for span in found:
         if not kept or span[0] >= kept[-1][1]:
             kept.append(span)
-    return kept
+    return tuple(kept)
 
 
-def find_times(text: str) -> list[tuple[int, int, str]]:
+@lru_cache(maxsize=8192)
+def find_times(text: str) -> tuple[tuple[int, int, str], ...]:
     """Clock times (``09:30``, ``9:30 pm``) as ``(start, end, "HH:MM")``."""
     found: list[tuple[int, int, str]] = []
     if ":" not in text:
-        return found
+        return ()
     for m in _TIME.finditer(text):
         hour = int(m[1])
         if m[4] and m[4].lower() == "pm" and hour < 12:
@@ -115,10 +118,11 @@ def find_times(text: str) -> list[tuple[int, int, str]]:
             hour = 0
         clock = f"{hour:02d}:{m[2]}" + (f":{m[3]}" if m[3] else "")
         found.append((m.start(), m.end(), clock))
-    return found
+    return tuple(found)
 
 
-def find_numbers(text: str) -> list[tuple[int, int, float]]:
+@lru_cache(maxsize=8192)
+def find_numbers(text: str) -> tuple[tuple[int, int, float], ...]:
     """Numbers in digits (``1,200``, ``-3.5``) or small number words, as ``(start, end, value)``.
 
     Digits that belong to a date or a clock time are not numbers of their own.
@@ -133,7 +137,7 @@ def find_numbers(text: str) -> list[tuple[int, int, float]]:
     for m in _WORD_NUMBER.finditer(text):
         found.append((m.start(), m.end(), float(NUMBER_WORDS[m[1].lower()])))
     found.sort()
-    return found
+    return tuple(found)
 
 
 @lru_cache(maxsize=4096)
