@@ -10,20 +10,24 @@ raises :class:`ProposerError` when the endpoint is down or does not serve the mo
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 
+from services.common.openai_chat import (
+    ChatEndpoint,
+    ChatEndpointOwner,
+    EndpointRefused,
+    EndpointUnavailable,
+    UnknownModel,
+)
 from services.planner.proposers.base import ProposerError
 from services.planner.proposers.completion import CompletionProposer
 from services.planner.proposers.prompting import patch_schema
 from services.planner.proposers.simple_draft import DraftFn, simple_draft
 
-_RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
 
-
-class LLMProposer(CompletionProposer):
+class LLMProposer(CompletionProposer, ChatEndpointOwner):
     """Patches sampled from a chat model behind an OpenAI-compatible API.
 
     ``base_url`` includes the API prefix, e.g. ``http://localhost:8000/v1``. ``transport``
@@ -49,55 +53,31 @@ class LLMProposer(CompletionProposer):
         super().__init__(name, draft=draft)
         self.note = model
         self.model = model
-        self.base_url = base_url.rstrip("/")
         self.temperature = temperature
         self.max_tokens = max_tokens
-        self.max_retries = max_retries
-        self.backoff_s = backoff_s
         self._schema = patch_schema()
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(
-            base_url=self.base_url, timeout=timeout_s, headers=headers, transport=transport
+        self.endpoint = ChatEndpoint(
+            base_url,
+            model,
+            api_key=api_key,
+            timeout_s=timeout_s,
+            max_retries=max_retries,
+            backoff_s=backoff_s,
+            transport=transport,
         )
-
-    # -- lifecycle ------------------------------------------------------------------------
-
-    def close(self) -> None:
-        self._client.close()
-
-    def __enter__(self) -> LLMProposer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self.base_url = self.endpoint.base_url
 
     def check(self) -> None:
         """Raise :class:`ProposerError` unless ``GET /models`` answers and lists the model
         (503 when the endpoint is down or failing, 422 when it serves other models)."""
         try:
-            response = self._client.get("/models")
-        except httpx.HTTPError as error:
+            self.endpoint.check()
+        except EndpointUnavailable as error:
+            raise ProposerError(error.message, param="proposer") from None
+        except UnknownModel as error:
             raise ProposerError(
-                f"LLM endpoint {self.base_url} is unreachable: {_describe(error)}",
-                param="proposer",
+                error.message, code="unknown_model", status_code=422, param="proposer"
             ) from None
-        if response.status_code != 200:
-            raise ProposerError(
-                f"LLM endpoint {self.base_url} answered {response.status_code} to GET /models",
-                param="proposer",
-            )
-        try:
-            served = {m["id"] for m in response.json()["data"]}
-        except (ValueError, KeyError, TypeError):
-            return  # an endpoint without a usable model list: nothing more to check
-        if self.model not in served:
-            raise ProposerError(
-                f"LLM endpoint {self.base_url} does not serve {self.model!r} "
-                f"(it serves {', '.join(sorted(served)) or 'nothing'})",
-                code="unknown_model",
-                status_code=422,
-                param="proposer",
-            )
 
     # -- the proposer contract ------------------------------------------------------------
 
@@ -105,25 +85,15 @@ class LLMProposer(CompletionProposer):
         """The ``n`` choices' texts (``None`` for a choice without text); ``[]`` after a
         failed request, which is recorded in ``stats.errors``."""
         self.stats.requests += 1
-        body = self.request_body(messages, n=n, seed=seed)
-        failure = ""
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
-            try:
-                response = self._client.post("/chat/completions", json=body)
-            except httpx.HTTPError as error:
-                failure = _describe(error)
-                continue
-            if response.status_code in _RETRYABLE_STATUS or response.status_code >= 500:
-                failure = f"HTTP {response.status_code}"
-                continue
-            if response.status_code != 200:
-                self._error(f"HTTP {response.status_code}: {_detail(response)}")
-                return []
-            return self._choices(response)
-        self._error(f"{failure} after {self.max_retries + 1} attempts")
-        return []
+        try:
+            response = self.endpoint.post(self.request_body(messages, n=n, seed=seed))
+        except EndpointRefused as error:
+            self._error(error.reason)
+            return []
+        except EndpointUnavailable as error:
+            self._error(f"{error.failure} after {error.attempts} attempts")
+            return []
+        return self._choices(response)
 
     def request_body(self, messages: list[dict[str, str]], *, n: int, seed: int) -> dict[str, Any]:
         return {
@@ -150,13 +120,3 @@ class LLMProposer(CompletionProposer):
 
     def _error(self, message: str) -> None:
         self.stats.errors.append(f"{self.name} {self.model}: {message}")
-
-
-def _describe(error: httpx.HTTPError) -> str:
-    kind = "timeout" if isinstance(error, httpx.TimeoutException) else type(error).__name__
-    return f"{kind} ({error})" if str(error) else kind
-
-
-def _detail(response: httpx.Response) -> str:
-    text = response.text.strip().replace("\n", " ")
-    return text[:200] or response.reason_phrase

@@ -12,7 +12,6 @@ backoff; an endpoint still failing then raises :class:`LLMUnavailableError`.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -20,11 +19,16 @@ from typing import Any
 import httpx
 
 from services.common.errors import RefineryError
+from services.common.openai_chat import (
+    ChatEndpoint,
+    ChatEndpointOwner,
+    EndpointRefused,
+    EndpointUnavailable,
+    UnknownModel,
+)
 from services.synth.calls import Call, GroundTruth, Issue, Tool
 
 __all__ = ["LLMError", "LLMGenerator", "LLMStats", "LLMUnavailableError"]
-
-_RETRYABLE_STATUS = frozenset({408, 409, 429})  # and every 5xx
 
 QUERY_SYSTEM = (
     "You write realistic messages from a user to an assistant that can call functions. "
@@ -155,7 +159,7 @@ def decode_tool_calls(items: Any) -> tuple[Call, ...] | None:
     return tuple(calls)
 
 
-class LLMGenerator:
+class LLMGenerator(ChatEndpointOwner):
     """Queries and calls from a chat model; ``base_url`` includes the API prefix (``/v1``).
 
     ``transport`` replaces httpx's network transport (tests, proxies).
@@ -176,50 +180,33 @@ class LLMGenerator:
         max_tokens: int = 512,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
         self.model = model
-        self.max_retries = max(0, max_retries)
-        self.backoff_s = backoff_s
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.stats = LLMStats()
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(
-            base_url=self.base_url, timeout=timeout_s, headers=headers, transport=transport
+        self.endpoint = ChatEndpoint(
+            base_url,
+            model,
+            api_key=api_key,
+            timeout_s=timeout_s,
+            max_retries=max(0, max_retries),
+            backoff_s=backoff_s,
+            transport=transport,
+            on_retry=self._count_retry,
         )
-
-    def close(self) -> None:
-        self._client.close()
-
-    def __enter__(self) -> LLMGenerator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self.base_url = self.endpoint.base_url
 
     def check(self) -> None:
         """Raise :class:`LLMUnavailableError` unless ``GET /models`` answers; a listed model
         set without ours is a 422 ``unknown_model``."""
         try:
-            response = self._client.get("/models")
-        except httpx.HTTPError as error:
-            message = f"LLM endpoint {self.base_url} is unreachable: {_describe(error)}"
-            raise LLMUnavailableError(message, param="generator") from None
-        if response.status_code != 200:
-            message = f"LLM endpoint {self.base_url} answered {response.status_code} to /models"
-            raise LLMUnavailableError(message, param="generator")
-        try:
-            served = {m["id"] for m in response.json()["data"]}
-        except (ValueError, KeyError, TypeError):
-            return  # no usable model list: nothing more to check
-        if self.model not in served:
+            self.endpoint.check()
+        except EndpointUnavailable as error:
+            raise LLMUnavailableError(error.message, param="generator") from None
+        except UnknownModel as error:
             raise LLMError(
-                f"LLM endpoint {self.base_url} does not serve {self.model!r} "
-                f"(it serves {', '.join(sorted(served)) or 'nothing'})",
-                code="unknown_model",
-                status_code=422,
-                param="generator",
-            )
+                error.message, code="unknown_model", status_code=422, param="generator"
+            ) from None
 
     # -- the generator contract ---------------------------------------------------------
 
@@ -282,38 +269,12 @@ class LLMGenerator:
 
     def _post(self, body: dict[str, Any]) -> httpx.Response:
         self.stats.requests += 1
-        failure = ""
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                self.stats.retries += 1
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
-            try:
-                response = self._client.post("/chat/completions", json=body)
-            except httpx.HTTPError as error:
-                failure = _describe(error)
-                continue
-            if response.status_code in _RETRYABLE_STATUS or response.status_code >= 500:
-                failure = f"HTTP {response.status_code}"
-                continue
-            if response.status_code != 200:
-                raise LLMError(
-                    f"LLM endpoint {self.base_url} refused the request: HTTP "
-                    f"{response.status_code}: {_detail(response)}",
-                    param="generator",
-                )
-            return response
-        raise LLMUnavailableError(
-            f"LLM endpoint {self.base_url} failed: {failure} after {self.max_retries + 1} "
-            "attempt(s)",
-            param="generator",
-        )
+        try:
+            return self.endpoint.post(body)
+        except EndpointRefused as error:
+            raise LLMError(error.message, param="generator") from None
+        except EndpointUnavailable as error:
+            raise LLMUnavailableError(error.message, param="generator") from None
 
-
-def _describe(error: httpx.HTTPError) -> str:
-    kind = "timeout" if isinstance(error, httpx.TimeoutException) else type(error).__name__
-    return f"{kind} ({error})" if str(error) else kind
-
-
-def _detail(response: httpx.Response) -> str:
-    text = response.text.strip().replace("\n", " ")
-    return text[:200] or response.reason_phrase
+    def _count_retry(self, attempt: int) -> None:
+        self.stats.retries += 1
