@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from benchmarks import editbench, planner_bench, synth_bench, verifier_bench
+from benchmarks import editbench, planner_bench, synth_bench, trainer_bench, verifier_bench
 
 app = typer.Typer(help="Refinery benchmarks.", no_args_is_help=True, add_completion=False)
 app.command("editbench", help="Write EditBench task rows (Task.1 + planted Timeline.1) as JSONL.")(
@@ -15,6 +15,9 @@ app.command("planner", help="Run the planner's closed loop on EditBench tasks.")
 app.command("synth", help="Run the ToolLoop with and without feedback on sampled truths.")(
     synth_bench.cli
 )
+app.command(
+    "trainer", help="Run the learning loop: repair SFT, evo DPO, GUI SFT vs SOLAR vs sparse."
+)(trainer_bench.cli)
 
 if __name__ == "__main__":
     app()

@@ -28,6 +28,7 @@ from clients.errors import (
 )
 from clients.planner import AsyncPlannerClient, PlannerClient, RecordsPage
 from clients.synth import AsyncSynthClient, SynthClient
+from clients.trainer import AsyncTrainerClient, TrainerClient
 from clients.verifier import AsyncVerifierClient, VerifierClient
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncPlannerClient",
     "AsyncSynthClient",
+    "AsyncTrainerClient",
     "AsyncVerifierClient",
     "AuthenticationError",
     "BadRequestError",
@@ -51,6 +53,7 @@ __all__ = [
     "RefineryClientError",
     "ServerError",
     "SynthClient",
+    "TrainerClient",
     "UnavailableError",
     "UnprocessableEntityError",
     "VerifierClient",

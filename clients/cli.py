@@ -240,6 +240,10 @@ def _register_commands() -> None:
     from clients.cli_plan import plan
 
     app.command(help="Plan a task on the planner; show rounds, report and VES.")(plan)
+    from clients.cli_train import train_app
+
+    app.add_typer(train_app, name="train")
+
     from clients.cli_synth import synth
 
     app.command(help="Synthesize verified tool-use examples into a JSONL file.")(synth)

@@ -48,6 +48,13 @@ def _proposers(response: httpx.Response) -> list[ProposerOut]:
     return [ProposerOut.model_validate(item) for item in response.json()]
 
 
+def _json_object(response: httpx.Response) -> dict[str, Any]:
+    data = response.json()
+    if not isinstance(data, dict):
+        raise ValueError("expected a JSON object")
+    return data
+
+
 def _bytes(response: httpx.Response) -> bytes:
     return response.content
 
@@ -65,6 +72,10 @@ class _Calls:
     @staticmethod
     def get_plan(plan_id: str) -> Call[PlanResponse]:
         return Call("GET", f"/v1/plans/{quote(plan_id, safe='')}", parse_model(PlanResponse))
+
+    @staticmethod
+    def get_task(plan_id: str) -> Call[dict[str, Any]]:
+        return Call("GET", f"/v1/plans/{quote(plan_id, safe='')}/task", _json_object)
 
     @staticmethod
     def otio(plan_id: str) -> Call[bytes]:
@@ -131,6 +142,10 @@ class PlannerClient(SyncAPIClient):
     def get_plan(self, plan_id: str) -> PlanResponse:
         return self._call(_Calls.get_plan(plan_id))
 
+    def get_task(self, plan_id: str) -> dict[str, Any]:
+        """The Task.1 JSON the plan was made for (its records carry only ``task_id``)."""
+        return self._call(_Calls.get_task(plan_id))
+
     def otio(self, plan_id: str) -> bytes:
         """The plan as an OpenTimelineIO ``.otio`` document."""
         return self._call(_Calls.otio(plan_id))
@@ -183,6 +198,9 @@ class AsyncPlannerClient(AsyncAPIClient):
 
     async def get_plan(self, plan_id: str) -> PlanResponse:
         return await self._call(_Calls.get_plan(plan_id))
+
+    async def get_task(self, plan_id: str) -> dict[str, Any]:
+        return await self._call(_Calls.get_task(plan_id))
 
     async def otio(self, plan_id: str) -> bytes:
         return await self._call(_Calls.otio(plan_id))

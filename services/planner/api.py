@@ -37,6 +37,13 @@ async def get_plan(plan_id: str, request: Request) -> dict:
     return row.result
 
 
+@router.get("/plans/{plan_id}/task")
+async def get_plan_task(plan_id: str, request: Request) -> dict:
+    """The Task.1 the plan was made for (scored records carry only its ``task_id``)."""
+    row = await run_in_threadpool(_plan_row, request, plan_id)
+    return row.task
+
+
 @router.get("/proposers", response_model=list[ProposerOut])
 async def list_proposers(request: Request) -> list[ProposerOut]:
     """What can propose: search, llm (when configured), registered checkpoints."""

@@ -1,0 +1,106 @@
+"""The trainer benchmark's GUI side: SFT a tiny text policy on episodes, then SOLAR vs sparse.
+
+The policy is a checkpoint on disk, asked through its chat template exactly as the
+training rows were rendered (:func:`services.trainer.episodes.render_step_messages`).
+Evaluation is teacher-forced and greedy; rollout candidates are sampled once per train
+step at the configured temperature and cached, so SOLAR's dense rows and the sparse
+baseline's rows are built from the very same candidates.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.planner.proposers.hf import load, prompt_text
+from services.trainer.episodes import (
+    Episode,
+    Observation,
+    parse_action,
+    render_messages,
+    step_success_rate,
+)
+from services.trainer.solar import SolarConfig, step_validity
+
+__all__ = ["CandidateCache", "greedy_policy", "step_sr"]
+
+MAX_ACTION_TOKENS = 48
+"""Longest action answer generated (the longest reference action is well under this)."""
+
+
+def _generate(path: str, messages: list[dict[str, str]], *, n: int, temperature: float, seed: int):
+    """``n`` answers of the checkpoint at ``path`` (greedy when ``temperature`` is 0)."""
+    import torch
+
+    loaded = load(path)
+    tokenizer, model = loaded.tokenizer, loaded.model
+    inputs = tokenizer(prompt_text(tokenizer, messages), return_tensors="pt")
+    sample = temperature > 0
+    options: dict[str, Any] = {
+        "max_new_tokens": MAX_ACTION_TOKENS,
+        "do_sample": sample,
+        "num_return_sequences": n if sample else 1,
+        "pad_token_id": tokenizer.pad_token_id,
+    }
+    if sample:
+        options.update(temperature=temperature, top_p=1.0)
+    with torch.random.fork_rng(devices=[]), torch.inference_mode():
+        torch.manual_seed(seed)
+        output = model.generate(**inputs, **options)
+    return tokenizer.batch_decode(
+        output[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True
+    )
+
+
+def greedy_policy(path: str) -> Any:
+    """``messages → answer`` of the checkpoint at ``path``, greedy (the evaluation policy)."""
+
+    def policy(messages: list[dict[str, str]]) -> str:
+        return _generate(path, messages, n=1, temperature=0.0, seed=0)[0]
+
+    return policy
+
+
+def step_sr(path: str, episodes: Sequence[Episode], config: SolarConfig) -> dict[str, Any]:
+    """Teacher-forced step success of the checkpoint on ``episodes`` (validity = SOLAR's Φ)."""
+    validity = functools.partial(step_validity, config=config)
+    figures = step_success_rate(greedy_policy(path), episodes, validity=validity)
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in figures.items()}
+
+
+@dataclass
+class CandidateCache:
+    """SOLAR's ``policy(episode, step, n, temperature)``: samples of the checkpoint at
+    ``path``, drawn once per (episode, step) and replayed on every later call. An answer
+    that parses becomes its action (with the raw text as ``completion``, what training
+    reinforces); one that does not is an action of type ``unparsed``, whose Φ is 0."""
+
+    path: str
+    seed: int
+    samples: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
+    parsed: int = 0
+    drawn: int = 0
+
+    def __call__(
+        self, episode: Mapping[str, Any], index: int, n: int, temperature: float
+    ) -> list[dict[str, Any]]:
+        key = (str(episode["episode_id"]), index)
+        if key not in self.samples:
+            step = episode["steps"][index]
+            messages = render_messages(episode, index, step)
+            seed = zlib.crc32(f"{self.seed}:{key[0]}:{index}".encode())
+            texts = _generate(self.path, messages, n=n, temperature=temperature, seed=seed)
+            observation = Observation.model_validate(step["observation"])
+            self.samples[key] = [self._action(text, observation) for text in texts]
+        return self.samples[key][:n]
+
+    def _action(self, text: str, observation: Observation) -> dict[str, Any]:
+        self.drawn += 1
+        action = parse_action(text, observation)
+        if action is None:
+            return {"type": "unparsed", "completion": text}
+        self.parsed += 1
+        return {**action.to_dict(), "completion": text}

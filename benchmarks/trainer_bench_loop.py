@@ -1,0 +1,229 @@
+"""The trainer benchmark's planner side: a deliberately noisy teacher and the closed loop.
+
+``noisy`` wraps the built-in search proposer and corrupts a share of its proposals (times
+jittered, clip ids swapped, ops dropped), so the teacher records hold good, bad and broken
+patches side by side and the verifier, not the teacher, decides which ones are worth
+learning. It exists only here: :class:`BenchRegistry` subclasses the planner's registry and
+is swapped into a real planner app, whose every verdict comes from a verifier served over
+HTTP, exactly as :mod:`benchmarks.planner_bench` runs it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from random import Random
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from benchmarks.verifier_bench import serve
+from clients.verifier import VerifierClient
+from services.planner.app import build_app
+from services.planner.config import PlannerSettings
+from services.planner.proposers.base import Proposal, Proposer, ProposerStats
+from services.planner.proposers.search import SearchProposer
+from services.planner.proposers.simple_draft import simple_draft
+from services.planner.registry import ProposerRegistry
+from services.verifier import patches as P
+from services.verifier.protocol import TaskIn
+from services.verifier.protocol.timeline import timeline_payload
+from services.verifier.score import Report
+from services.verifier.task import Task
+from services.verifier.timeline import FrameRange, Timeline
+
+__all__ = [
+    "BenchRegistry",
+    "LoopBudget",
+    "LoopRunner",
+    "NoisyProposer",
+    "corrupt",
+    "planner_session",
+]
+
+NOISY = "noisy"
+CORRUPT_SHARE = 0.5
+"""Share of the search proposer's proposals the noisy teacher corrupts."""
+
+
+def _jitter(op: P.Op, task: Task, rng: Random) -> P.Op:
+    """``op`` with its source range (or its time field) moved by 0.2–1.0 s either way."""
+    shift = round(rng.uniform(0.2, 1.0) * task.fps) * rng.choice((-1, 1))
+    source = getattr(op, "source", None)
+    if isinstance(source, FrameRange):
+        start = max(0, source.start + shift)
+        return dataclasses.replace(op, source=FrameRange(start, start + source.duration))
+    if isinstance(op, P.SetMusic):
+        return dataclasses.replace(op, offset=max(0, op.offset + shift))
+    if isinstance(op, P.FitDuration):
+        return dataclasses.replace(op, target=max(task.fps, op.target + shift))
+    return op
+
+
+def _swap_clip(op: P.Op, task: Task, rng: Random) -> P.Op:
+    """``op`` placing another clip of the pool (same source range)."""
+    others = sorted(c for c in task.clips if c != getattr(op, "clip_id", None))
+    return dataclasses.replace(op, clip_id=rng.choice(others)) if others else op
+
+
+def corrupt(ops: Sequence[P.Op], task: Task, rng: Random) -> tuple[P.Op, ...]:
+    """One corruption of a patch: drop an op (multi-op patches), swap a placed clip, or
+    jitter times; a patch none of these change gets a random shot removed in front."""
+    ops = list(ops)
+    kinds = ["jitter"]
+    if len(ops) > 1:
+        kinds.append("drop")
+    if any(hasattr(op, "clip_id") and hasattr(op, "source") for op in ops):
+        kinds.append("swap")
+    kind = rng.choice(kinds)
+    if kind == "drop":
+        del ops[rng.randrange(len(ops))]
+        return tuple(ops)
+    if kind == "swap":
+        index = rng.choice([i for i, op in enumerate(ops) if hasattr(op, "clip_id")])
+        ops[index] = _swap_clip(ops[index], task, rng)
+        return tuple(ops)
+    jittered = [_jitter(op, task, rng) for op in ops]
+    if jittered == ops:
+        return (P.Remove(shot=rng.randrange(8)), *ops)
+    return tuple(jittered)
+
+
+class NoisyProposer:
+    """Search proposals, of which ``share`` are corrupted (seeded per task, state and round)."""
+
+    name = NOISY
+
+    def __init__(self, *, share: float = CORRUPT_SHARE, inner: Proposer | None = None) -> None:
+        self.inner = inner or SearchProposer()
+        self.share = share
+        self.stats = ProposerStats()
+
+    def draft(self, task: Task, *, seed: int) -> Timeline:
+        return self.inner.draft(task, seed=seed)
+
+    def propose(
+        self, task: Task, timeline: Timeline, report: Report, *, n: int, seed: int
+    ) -> list[Proposal]:
+        self.stats.requests += 1
+        rng = Random(f"noisy:{task.id}:{seed}:{len(timeline.shots)}")
+        out = []
+        for proposal in self.inner.propose(task, timeline, report, n=n, seed=seed):
+            ops, note = proposal.ops, proposal.note
+            if rng.random() < self.share:
+                ops, note = corrupt(ops, task, rng), f"{note}|corrupted"
+            out.append(Proposal(ops, self.name, note))
+        self.stats.candidates += len(out)
+        return out
+
+
+class BenchRegistry(ProposerRegistry):
+    """The planner's registry plus the benchmark-only ``noisy`` teacher."""
+
+    def resolve(self, name: str, *, param: str = "options.proposer") -> Proposer:
+        if name == NOISY:
+            return NoisyProposer()
+        return super().resolve(name, param=param)
+
+
+def naive_cut(task_json: Mapping[str, Any]) -> dict[str, Any]:
+    """The naive one-shot cut the loop repairs (Timeline.1)."""
+    task = TaskIn.model_validate(task_json).to_task()
+    return timeline_payload(simple_draft(task, seed=0))
+
+
+@dataclass(frozen=True)
+class LoopBudget:
+    """Rounds and candidates per round of one closed-loop run."""
+
+    max_rounds: int
+    candidates: int
+
+
+@dataclass
+class LoopRunner:
+    """POST /v1/plan in repair mode from the naive cut (fixed seed), and the records written."""
+
+    client: TestClient
+    seed: int
+    cursor: int = 0
+
+    def plan(
+        self,
+        task: Mapping[str, Any],
+        proposer: str,
+        budget: LoopBudget,
+        teachers: Sequence[str] = (),
+    ) -> dict[str, Any]:
+        options = {
+            "proposer": proposer,
+            "teachers": list(teachers),
+            "max_rounds": budget.max_rounds,
+            "candidates": budget.candidates,
+            "seed": self.seed,
+        }
+        body = {"task": task, "timeline": naive_cut(task), "options": options}
+        answer = self.client.post("/v1/plan", json=body)
+        answer.raise_for_status()
+        return answer.json()
+
+    def evaluate(
+        self,
+        tasks: Sequence[Mapping[str, Any]],
+        proposer: str,
+        budget: LoopBudget,
+        tick: Callable[[], None],
+    ) -> dict[str, Any]:
+        """Mean final and naive VES of ``proposer`` over ``tasks``, plus how it proposed."""
+        finals, drafts, accepted, dropped, candidates = [], [], 0, 0, 0
+        for task in tasks:
+            plan = self.plan(task, proposer, budget)
+            finals.append(plan["ves"])
+            drafts.append(plan["draft_ves"])
+            accepted += sum(r["accepted"] for r in plan["rounds"])
+            stats = plan["branches"][0].get("stats") or {}
+            dropped += stats.get("dropped", 0)
+            candidates += stats.get("candidates", 0)
+            tick()
+        return {
+            "mean_ves": round(sum(finals) / len(finals), 4),
+            "naive_mean_ves": round(sum(drafts) / len(drafts), 4),
+            "accepted_rounds": accepted,
+            "candidates": candidates,
+            "parse_rate": round(1 - dropped / candidates, 4) if candidates else 0.0,
+        }
+
+    def new_records(self) -> list[dict[str, Any]]:
+        """Every record written since the last call (GET /v1/records, NDJSON, by cursor)."""
+        out: list[dict[str, Any]] = []
+        while True:
+            answer = self.client.get("/v1/records", params={"after": self.cursor, "limit": 5000})
+            answer.raise_for_status()
+            rows = [json.loads(line) for line in answer.text.splitlines() if line.strip()]
+            self.cursor = int(answer.headers["X-Next-Cursor"])
+            out.extend(rows)
+            if not rows:
+                return out
+
+
+@contextmanager
+def planner_session(*, seed: int) -> Iterator[LoopRunner]:
+    """A real planner app (scratch SQLite, :class:`BenchRegistry`) whose verifier is served
+    by uvicorn on localhost."""
+    with (
+        serve("services.verifier.app:app", workers=1) as url,
+        tempfile.TemporaryDirectory() as scratch,
+        VerifierClient(url) as verifier,
+    ):
+        settings = PlannerSettings(data_dir=Path(scratch), media_root=Path(scratch))
+        app = build_app(settings, verifier=verifier)
+        app.state.registry = BenchRegistry(settings, app.state.engine)
+        with TestClient(app) as client:
+            logging.getLogger("refinery.access").setLevel(logging.WARNING)
+            yield LoopRunner(client, seed)

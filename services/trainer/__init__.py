@@ -1,0 +1,1 @@
+"""The trainer: data builders (SFT, pairs, SOLAR rewards), TRL runners, model registry."""

@@ -1,0 +1,135 @@
+"""Repair SFT rows by verifier-replayed distillation: the best patch any teacher found.
+
+Candidates are grouped by (task, state) across every plan, branch and proposer. Within a
+group the verifier-best applied candidate wins (highest ``ves_after``; ties: fewer ops, then
+the earlier record); it becomes a row only if the planner accepted it and it raised VES by
+more than ``min_gain``. The prompt is the planner's own prompt for that state, rendered
+from the verifier's re-verified report, and the completion is the planner's patch text, so
+a checkpoint trained here sees at inference exactly what it was trained on.
+
+Row (TRL prompt–completion, conversational)::
+
+    {"prompt": [system, user], "completion": [{"role": "assistant", "content": <Patch.1>}],
+     "meta": {"task_id", "state_key", "proposer", "ves_before", "ves_after"}}
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
+
+from services.trainer.datasets.records import (
+    RepairRecord,
+    TaskBook,
+    parse_records,
+    state_digest,
+)
+from services.trainer.datasets.stats import Tally
+
+__all__ = ["REPORT_ROUNDING", "best_candidate", "build_repair_sft", "group_by_state"]
+
+REPORT_ROUNDING = 1e-3
+"""Recorded and replayed VES differing by more than this are counted as ``ves_drift``."""
+
+StateGroups = dict[tuple[str, str], list[RepairRecord]]
+
+
+def group_by_state(records: Iterable[RepairRecord], book: TaskBook, tally: Tally) -> StateGroups:
+    """Records by (task_id, canonical state), first-seen order; records without a task are
+    skipped (``missing_task``)."""
+    groups: StateGroups = {}
+    for record in records:
+        tally.seen += 1
+        if record.task_id not in book:
+            tally.skip("missing_task")
+            continue
+        tally.kept += 1
+        groups.setdefault((record.task_id, record.state), []).append(record)
+    return groups
+
+
+def best_candidate(group: Iterable[RepairRecord]) -> RepairRecord | None:
+    """The applied candidate with the highest ``ves_after`` (ties: fewer ops, earlier record)."""
+    applied = [r for r in group if r.applied]
+    if not applied:
+        return None
+    return min(applied, key=lambda r: (-(r.ves_after or 0.0), r.n_ops, r.record_id))
+
+
+def build_repair_sft(
+    records: Iterable[Mapping[str, Any]],
+    tasks: Mapping[str, Mapping[str, Any]],
+    *,
+    min_gain: float = 0.0,
+    proposers: Collection[str] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Planner records + their tasks → (SFT rows, stats); see the module docstring."""
+    book = TaskBook(tasks)
+    record_tally, state_tally = Tally(), Tally()
+    groups = group_by_state(parse_records(records, proposers=proposers), book, record_tally)
+    rows: list[dict[str, Any]] = []
+    teachers: Counter[str] = Counter()
+    drift = 0
+    for (task_id, key), group in groups.items():
+        state_tally.seen += 1
+        outcome = _state_row(book, task_id, key, group, min_gain)
+        if isinstance(outcome, str):
+            state_tally.skip(outcome)
+            continue
+        row, replayed_ves = outcome
+        meta = row["meta"]
+        drift += abs(replayed_ves - meta["ves_before"]) > REPORT_ROUNDING
+        state_tally.kept += 1
+        teachers[meta["proposer"]] += 1
+        rows.append(row)
+    stats = {
+        "builder": "repair_sft",
+        "rows": len(rows),
+        "records": record_tally.as_dict(),
+        "states": state_tally.as_dict(),
+        "teachers": dict(sorted(teachers.items())),
+        "ves_drift": drift,
+        "min_gain": min_gain,
+    }
+    return rows, stats
+
+
+def _state_row(
+    book: TaskBook, task_id: str, key: str, group: list[RepairRecord], min_gain: float
+) -> tuple[dict[str, Any], float] | str:
+    """The group's row and the replayed state's VES, or the reason it has none."""
+    best = best_candidate(group)
+    if best is None:
+        return "no_applied_candidate"
+    if not best.accepted:
+        return "best_not_accepted"
+    if (best.ves_after or 0.0) - best.ves_before <= min_gain:
+        return "no_improvement"
+    replayed = book.replay(best)
+    if replayed is None:
+        return "bad_state"
+    completion = book.completion(replayed.task, best.patch)
+    if completion is None:
+        return "bad_patch"
+    return _row(task_id, key, best, replayed.messages, completion), replayed.report.ves
+
+
+def _row(
+    task_id: str,
+    key: str,
+    best: RepairRecord,
+    messages: list[dict[str, str]],
+    completion: str,
+) -> dict[str, Any]:
+    return {
+        "prompt": [dict(m) for m in messages],
+        "completion": [{"role": "assistant", "content": completion}],
+        "meta": {
+            "task_id": task_id,
+            "state_key": state_digest(key),
+            "proposer": best.proposer,
+            "ves_before": best.ves_before,
+            "ves_after": best.ves_after,
+        },
+    }

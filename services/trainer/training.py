@@ -1,0 +1,162 @@
+"""Checks before a train job is queued, what the job runs, and publishing to the planner.
+
+Everything that can refuse a run refuses it here, as a 4xx, before anything is queued: an
+unknown dataset, one of the wrong kind or with no rows, an unknown hyper-parameter, a base
+that does not exist, a tokenizer that cannot serve training or rows that cannot fit. The
+worker runs the same checks again (the job may run in another process), cheaply. No FastAPI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from services.common.errors import ConflictError, NotFoundError, RefineryError
+from services.trainer.configs import Hyper, hyper_from_dict
+from services.trainer.protocol import TRAINS_ON, ModelOut, PublishOut, TrainRequest
+from services.trainer.store import DatasetRow, ModelRow, Store
+
+__all__ = [
+    "HYPER_KIND",
+    "check_tokenizer",
+    "dataset_rows",
+    "model_out",
+    "preflight",
+    "prepare_job",
+    "publish",
+    "runner_for",
+]
+
+HYPER_KIND = {
+    "sft": "sft",
+    "dpo": "dpo",
+    "solar": "policy_gradient",
+    "grpo_sparse": "policy_gradient",
+}
+"""Train kind → the hyper-parameter dataclass it takes (services.trainer.configs)."""
+
+
+def dataset_rows(row: DatasetRow) -> list[dict[str, Any]]:
+    """The dataset's rows, read back from its JSONL file."""
+    path = Path(row.path)
+    if not path.is_file():
+        raise ConflictError(
+            f"dataset {row.id}'s file {path} is gone; build it again",
+            code="dataset_missing",
+            param="data",
+        )
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+def runner_for(kind: str) -> Callable[..., Mapping[str, Any]]:
+    """The TRL runner of a train kind (imported lazily: torch loads only when training)."""
+    import importlib
+
+    module, name = {
+        "sft": ("sft", "run_sft"),
+        "dpo": ("dpo", "run_dpo"),
+        "solar": ("policy_gradient", "run_policy_gradient"),
+        "grpo_sparse": ("policy_gradient", "run_policy_gradient"),
+    }[kind]
+    return getattr(importlib.import_module(f"services.trainer.runners.{module}"), name)
+
+
+def _dataset(store: Store, data: str, kind: str) -> DatasetRow:
+    row = store.dataset(data)
+    if row is None:
+        raise NotFoundError(f"no dataset {data!r}", code="dataset_not_found", param="data")
+    accepted = TRAINS_ON[kind]
+    if row.kind not in accepted:
+        raise RefineryError(
+            f"dataset {data} is {row.kind}; {kind} trains on {', '.join(sorted(accepted))}",
+            code="dataset_kind_mismatch",
+            param="data",
+            status_code=422,
+        )
+    if row.rows == 0:
+        raise RefineryError(
+            f"dataset {data} has no rows: nothing to train on",
+            code="empty_dataset",
+            param="data",
+            status_code=422,
+        )
+    return row
+
+
+def _fit_rows(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows as the runner tokenises them (SFT reduces them to TRL's fields first)."""
+    if kind == "sft":
+        from services.trainer.runners.sft import sft_rows
+
+        return sft_rows(rows)[0]
+    return rows
+
+
+def check_tokenizer(kind: str, base: str, rows: list[dict[str, Any]], hyper: Hyper) -> None:
+    """422 when the base is unknown, its tokenizer unusable, or no row fits ``max_length``."""
+    from services.trainer.models import base_tokenizer, check_fits
+
+    fit = _fit_rows(kind, rows)
+    if not all(("messages" in r) or ("prompt" in r) for r in fit):
+        return  # rows the runner shapes itself (e.g. step rows); it checks them
+    check_fits(base_tokenizer(base, fit), fit, hyper.max_length)
+
+
+def preflight(store: Store, request: TrainRequest) -> dict[str, Any]:
+    """Every check that can refuse ``request``; the job payload when all pass."""
+    dataset = _dataset(store, request.data, request.kind)
+    hyper = hyper_from_dict(HYPER_KIND[request.kind], request.hyper)
+    rows = dataset_rows(dataset)
+    check_tokenizer(request.kind, request.base, rows, hyper)
+    return {
+        "kind": request.kind,
+        "base": request.base,
+        "data": request.data,
+        "hyper": dict(request.hyper),
+    }
+
+
+def prepare_job(store: Store) -> Callable[[Mapping[str, Any]], tuple[Any, list, str, Hyper]]:
+    """What :func:`services.trainer.jobs.train_handler` calls to start a job."""
+
+    def prepare(payload: Mapping[str, Any]) -> tuple[Any, list, str, Hyper]:
+        kind = payload["kind"]
+        dataset = _dataset(store, payload["data"], kind)
+        hyper = hyper_from_dict(HYPER_KIND[kind], payload["hyper"])
+        return runner_for(kind), dataset_rows(dataset), payload["base"], hyper
+
+    return prepare
+
+
+def model_out(row: ModelRow) -> ModelOut:
+    return ModelOut(
+        model_id=row.id,
+        kind=row.kind,
+        base=row.base,
+        dataset_id=row.dataset_id,
+        job_id=row.job_id,
+        path=row.path,
+        metrics=row.metrics,
+        created_at=row.created_at,
+        published_as=row.published_as,
+        published_at=row.published_at,
+    )
+
+
+def publish(store: Store, model_id: str, planner: Any) -> PublishOut:
+    """Register the checkpoint with the planner (``POST /v1/proposers``) as ``hf:<id>``."""
+    row = store.model(model_id)
+    if row is None:
+        raise NotFoundError(f"no model {model_id!r}", code="model_not_found", param="model_id")
+    if not (Path(row.path) / "config.json").is_file():
+        raise ConflictError(
+            f"model {model_id}'s checkpoint {row.path} is gone",
+            code="checkpoint_missing",
+            param="model_id",
+        )
+    registered = planner.register_proposer(row.id, row.path)
+    row = store.mark_published(row.id, registered.name)
+    return PublishOut(model=model_out(row), proposer=registered.name)
