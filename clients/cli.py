@@ -213,7 +213,7 @@ def up(
     except StackError as exc:
         raise _fail(str(exc)) from None
     if skipped:
-        console.print(f"[dim]skipped (no app module yet): {', '.join(skipped)}[/]")
+        console.print(f"[dim]skipped (not installed): {', '.join(skipped)}[/]")
     if not selected:
         raise _fail("no service to start")
     with _sigterm_interrupts(), Stack(selected, data_dir=data_dir) as stack:

@@ -19,7 +19,7 @@ from typing import IO, Self
 
 import httpx
 
-__all__ = ["SERVICES", "Service", "Stack", "StackError", "select_services"]
+__all__ = ["NEEDS", "SERVICES", "Service", "Stack", "StackError", "select_services"]
 
 SERVICES: dict[str, tuple[str, int]] = {
     "verifier": ("services.verifier.app:app", 8101),
@@ -28,6 +28,13 @@ SERVICES: dict[str, tuple[str, int]] = {
     "trainer": ("services.trainer.app:app", 8104),
 }
 """name → (uvicorn ``module:attribute``, default port)."""
+
+NEEDS: dict[str, tuple[str, ...]] = {
+    "synth": ("jsonschema",),
+    "trainer": ("torch", "transformers", "trl", "datasets"),
+}
+"""Modules a service's extra installs (``pip install -e '.[synth]'``…): without them the
+service is skipped, so a machine with only ``.[planner]`` still runs its stack."""
 
 LOG_TAIL_LINES = 20
 
@@ -90,9 +97,14 @@ def select_services(
     services, skipped = [], []
     for name in dict.fromkeys(wanted):
         target, default_port = SERVICES[name]
-        if not _importable(target.partition(":")[0]):
+        modules = (target.partition(":")[0], *NEEDS.get(name, ()))
+        missing = [module for module in modules if not _importable(module)]
+        if missing:
             if names:
-                raise StackError(f"service {name}: module {target} is not importable")
+                raise StackError(
+                    f"service {name}: {', '.join(missing)} not importable "
+                    f"(pip install -e '.[{name}]')"
+                )
             skipped.append(name)
             continue
         raw_port = env.get(f"REFINERY_{name.upper()}_PORT") or default_port

@@ -86,6 +86,11 @@ def test_select_services(monkeypatch: pytest.MonkeyPatch) -> None:
         S.select_services(["verifier", "nope"], env={})
     with pytest.raises(S.StackError, match="not a port"):
         S.select_services(["verifier"], env={"REFINERY_VERIFIER_PORT": "eighty"})
+    # a service whose extra is not installed is skipped, or refused when asked for
+    monkeypatch.setitem(S.NEEDS, "verifier", ("no_such_extra_module",))
+    assert "verifier" in S.select_services(None, env={})[1]
+    with pytest.raises(S.StackError, match=r"no_such_extra_module not importable.*\[verifier\]"):
+        S.select_services(["verifier"], env={})
 
 
 def test_up_rejects_unknown_services() -> None:

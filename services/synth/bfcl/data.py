@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from services.synth.bfcl.loader import INSTALL_HINT, BfclUnavailableError
+
 __all__ = ["AST_CATEGORIES", "BFCL_FILES", "Case", "all_functions", "data_dir", "load_cases"]
 
 BFCL_FILES: dict[str, str] = {
@@ -44,7 +46,10 @@ class Case:
 
 def data_dir() -> Path:
     """The ``data`` folder inside the installed bfcl-eval package."""
-    return Path(str(resources.files("bfcl_eval") / "data"))
+    try:
+        return Path(str(resources.files("bfcl_eval") / "data"))
+    except ModuleNotFoundError as error:
+        raise BfclUnavailableError(f"bfcl-eval is not installed: {INSTALL_HINT}") from error
 
 
 def _read(path: Path) -> list[dict[str, Any]]:

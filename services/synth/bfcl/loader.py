@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from services.common.errors import UnavailableError
+
 __all__ = ["MODEL_NAME", "BfclUnavailableError", "ast_checker", "judge", "python_language"]
 
 MODEL_NAME = "refinery"
@@ -32,8 +34,13 @@ MODEL_NAME = "refinery"
 _CONFIG_MODULE = "bfcl_eval.constants.model_config"
 
 
-class BfclUnavailableError(ImportError):
-    """bfcl-eval itself is not installed."""
+class BfclUnavailableError(UnavailableError):
+    """bfcl-eval itself is not installed (a 503 naming the install command)."""
+
+    code = "bfcl_unavailable"
+
+
+INSTALL_HINT = "pip install --no-deps bfcl-eval==2026.3.23"
 
 
 @dataclass(frozen=True)
@@ -49,8 +56,8 @@ def _model_name() -> str:
     """A model name the installed ``MODEL_CONFIG_MAPPING`` maps to ``underscore_to_dot=False``."""
     try:
         import bfcl_eval  # noqa: F401
-    except ImportError as error:  # pragma: no cover - bfcl-eval is part of [synth]
-        raise BfclUnavailableError("bfcl-eval is not installed (pip install bfcl-eval)") from error
+    except ImportError as error:
+        raise BfclUnavailableError(f"bfcl-eval is not installed: {INSTALL_HINT}") from error
     try:
         from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
     except ImportError:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from services.synth.bfcl.loader import MODEL_NAME, ast_checker, judge
 
 FUNCTIONS = [
@@ -44,3 +46,14 @@ def test_checker_crashes_are_invalid_verdicts() -> None:
         "error": [verdict["error"][0]],
         "error_type": "checker_crash",
     }
+
+
+def test_missing_bfcl_eval_is_a_503_naming_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.synth.bfcl.data import data_dir
+    from services.synth.bfcl.loader import BfclUnavailableError
+
+    monkeypatch.setitem(sys.modules, "bfcl_eval", None)
+    with pytest.raises(BfclUnavailableError) as raised:
+        data_dir()
+    assert raised.value.status_code == 503 and raised.value.code == "bfcl_unavailable"
+    assert "pip install --no-deps bfcl-eval" in raised.value.message
