@@ -62,11 +62,12 @@ SEEDS = {
 
 
 TEACHER_BUDGET = LoopBudget(max_rounds=4, candidates=4)
-EVAL_BUDGET = LoopBudget(max_rounds=3, candidates=4)
+EVAL_BUDGET = LoopBudget(max_rounds=8, candidates=8)
+"""The planner's own defaults: students are judged in the loop as the product runs it."""
 REPAIR_SFT = SFTHyper(seed=0, epochs=12, lr=3e-3, batch_size=4, max_length=2048)
-EVO_DPO = DPOHyper(seed=0, epochs=1, lr=1e-4, batch_size=4, max_length=2048)
-GUI_SFT = SFTHyper(seed=0, epochs=6, lr=2e-3, batch_size=8, max_length=1024)
-GUI_PG = PolicyGradientHyper(seed=0, epochs=1, lr=1e-4, batch_size=8, max_length=1024)
+EVO_DPO = DPOHyper(seed=0, epochs=2, lr=5e-4, batch_size=4, max_length=2048)
+GUI_SFT = SFTHyper(seed=0, epochs=12, lr=3e-3, batch_size=8, max_length=1536)
+GUI_PG = PolicyGradientHyper(seed=0, epochs=1, lr=1e-4, batch_size=8, max_length=1536)
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class Sizes:
     """Only EditBench tasks with at most this many clips (short prompts for a CPU model)."""
     teacher: LoopBudget = TEACHER_BUDGET
     evaluation: LoopBudget = EVAL_BUDGET
-    evo_tasks: int = 12
+    evo_tasks: int = 32
     """Train tasks the SFT student proposes on (rounds as evaluated, at least 4 candidates)."""
     evo_pairs_per_state: int = 4
     """At most this many preference pairs per state (largest VES gaps first)."""
