@@ -65,7 +65,7 @@ TEACHER_BUDGET = LoopBudget(max_rounds=4, candidates=4)
 EVAL_BUDGET = LoopBudget(max_rounds=8, candidates=8)
 """The planner's own defaults: students are judged in the loop as the product runs it."""
 REPAIR_SFT = SFTHyper(seed=0, epochs=12, lr=3e-3, batch_size=4, max_length=2048)
-EVO_DPO = DPOHyper(seed=0, epochs=2, lr=5e-4, batch_size=4, max_length=2048)
+EVO_DPO = DPOHyper(seed=0, epochs=2, lr=1e-4, batch_size=4, max_length=2048)
 GUI_SFT = SFTHyper(seed=0, epochs=12, lr=3e-3, batch_size=8, max_length=1536)
 GUI_PG = PolicyGradientHyper(seed=0, epochs=1, lr=1e-4, batch_size=8, max_length=1536)
 
