@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 import anyio
 import httpx
@@ -22,8 +22,10 @@ from clients.errors import (
     APIConnectionError,
     APIResponseValidationError,
     APITimeoutError,
+    RefineryClientError,
     error_from_response,
 )
+from services.common.jobs import FINISHED
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
@@ -31,6 +33,8 @@ __all__ = [
     "AsyncAPIClient",
     "Call",
     "SyncAPIClient",
+    "poll_job",
+    "poll_job_async",
 ]
 
 T = TypeVar("T")
@@ -256,3 +260,49 @@ class AsyncAPIClient(_BaseClient):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+
+class _HasStatus(Protocol):
+    status: str
+
+
+J = TypeVar("J", bound=_HasStatus)
+
+
+def _overdue(job: _HasStatus, job_id: str, deadline: float | None, timeout: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise RefineryClientError(f"job {job_id} still {job.status} after {timeout} s")
+
+
+def poll_job(
+    fetch: Callable[[], J],
+    job_id: str,
+    *,
+    poll_s: float,
+    timeout: float | None,
+    on_progress: Callable[[J], None] | None = None,
+) -> J:
+    """Call ``fetch`` every ``poll_s`` until the job it returns has finished (any status);
+    ``on_progress`` sees every poll; a :class:`RefineryClientError` after ``timeout`` s."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        job = fetch()
+        if on_progress is not None:
+            on_progress(job)
+        if job.status in FINISHED:
+            return job
+        _overdue(job, job_id, deadline, timeout)
+        time.sleep(poll_s)
+
+
+async def poll_job_async(
+    fetch: Callable[[], Awaitable[J]], job_id: str, *, poll_s: float, timeout: float | None
+) -> J:
+    """:func:`poll_job` for async clients."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        job = await fetch()
+        if job.status in FINISHED:
+            return job
+        _overdue(job, job_id, deadline, timeout)
+        await anyio.sleep(poll_s)

@@ -12,7 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.synth import FINISHED, SynthClient
+from clients.synth import SynthClient
+from services.common.jobs import FINISHED
 from services.synth.protocol import SynthJobOut
 
 

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, Literal
@@ -21,7 +20,14 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
-from clients.base import AsyncAPIClient, Call, SyncAPIClient, healthy, parse_model
+from clients.base import (
+    AsyncAPIClient,
+    Call,
+    SyncAPIClient,
+    healthy,
+    parse_model,
+    poll_job,
+)
 from clients.errors import APITimeoutError, RefineryClientError, error_from_response
 from clients.planner import RecordsPage, _records
 from services.synth.protocol import (
@@ -36,7 +42,6 @@ __all__ = ["DEFAULT_SYNTH_URL", "AsyncSynthClient", "RecordsPage", "SynthClient"
 
 DEFAULT_SYNTH_URL = "http://127.0.0.1:8103"
 EVALUATE_TIMEOUT = httpx.Timeout(900.0, connect=5.0)
-FINISHED = frozenset({"succeeded", "failed", "cancelled"})
 Format = Literal["trl", "bfcl"]
 
 
@@ -154,16 +159,13 @@ class SynthClient(SyncAPIClient):
         on_progress: Callable[[SynthJobOut], None] | None = None,
     ) -> SynthJobOut:
         """Poll until the job finishes (any status); ``on_progress`` sees every poll."""
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while True:
-            job = self.job(job_id)
-            if on_progress is not None:
-                on_progress(job)
-            if job.status in FINISHED:
-                return job
-            if deadline is not None and time.monotonic() > deadline:
-                raise RefineryClientError(f"job {job_id} still {job.status} after {timeout_s} s")
-            time.sleep(poll_s)
+        return poll_job(
+            lambda: self.job(job_id),
+            job_id,
+            poll_s=poll_s,
+            timeout=timeout_s,
+            on_progress=on_progress,
+        )
 
     def examples(self, job_id: str, *, after: int = 0, limit: int = 100) -> ExamplesPage:
         return self._call(_Calls.examples(job_id, after, limit))

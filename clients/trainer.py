@@ -13,17 +13,22 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
-import anyio
 import httpx
 
-from clients.base import AsyncAPIClient, Call, SyncAPIClient, healthy, parse_model
+from clients.base import (
+    AsyncAPIClient,
+    Call,
+    SyncAPIClient,
+    healthy,
+    parse_model,
+    poll_job,
+    poll_job_async,
+)
 from clients.errors import RefineryClientError
-from services.common.jobs import FINISHED
 from services.common.protocol import JobOut
 from services.trainer.protocol import DatasetOut, ModelOut, PublishOut, PullResponse
 
@@ -173,16 +178,13 @@ class TrainerClient(SyncAPIClient):
         on_progress: Callable[[JobOut], None] | None = None,
     ) -> JobOut:
         """Poll until the job finishes (any status); ``on_progress`` sees every poll."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            job = self.job(job_id)
-            if on_progress is not None:
-                on_progress(job)
-            if job.status in FINISHED:
-                return job
-            if deadline is not None and time.monotonic() > deadline:
-                raise RefineryClientError(f"job {job_id} still {job.status} after {timeout} s")
-            time.sleep(poll_s)
+        return poll_job(
+            lambda: self.job(job_id),
+            job_id,
+            poll_s=poll_s,
+            timeout=timeout,
+            on_progress=on_progress,
+        )
 
     def models(self) -> list[ModelOut]:
         return self._call(_Calls.models())
@@ -253,14 +255,9 @@ class AsyncTrainerClient(AsyncAPIClient):
         self, job_id: str, *, poll_s: float = 0.5, timeout: float | None = None
     ) -> JobOut:
         """Poll until the job finishes (any status)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            job = await self.job(job_id)
-            if job.status in FINISHED:
-                return job
-            if deadline is not None and time.monotonic() > deadline:
-                raise RefineryClientError(f"job {job_id} still {job.status} after {timeout} s")
-            await anyio.sleep(poll_s)
+        return await poll_job_async(
+            lambda: self.job(job_id), job_id, poll_s=poll_s, timeout=timeout
+        )
 
     async def models(self) -> list[ModelOut]:
         return await self._call(_Calls.models())
