@@ -80,22 +80,20 @@ class _ChatRequest(BaseModel):
     response_format: _ResponseFormat | None = None
 
 
-class FakeOpenAI:
-    """The fake's state (mode, knobs, every request body and Authorization seen) and its app."""
+class FakeChatEndpoint:
+    """What every fake OpenAI-compatible endpoint shares: the served models, every request
+    body and Authorization header seen, and an app with ``GET /v1/models`` and
+    ``POST /v1/chat/completions``; subclasses write :meth:`_answer`."""
 
-    def __init__(self, models: tuple[str, ...] = ("fake-planner",)) -> None:
+    def __init__(self, models: tuple[str, ...]) -> None:
         self.models = models
-        self.mode: Mode = "valid"
         self.fail_first = 1
-        self.delay_s = 0.5
         self.requests: list[dict[str, Any]] = []
         self.authorization: list[str | None] = []
         self.app = self._build()
 
-    def reset(self, mode: Mode = "valid") -> None:
-        self.mode = mode
+    def reset(self) -> None:
         self.fail_first = 1
-        self.delay_s = 0.5
         self.requests.clear()
         self.authorization.clear()
 
@@ -114,6 +112,23 @@ class FakeOpenAI:
             return await self._answer(body)
 
         return app
+
+    async def _answer(self, body: dict[str, Any]) -> JSONResponse:
+        raise NotImplementedError
+
+
+class FakeOpenAI(FakeChatEndpoint):
+    """The fake's state (mode, knobs, every request body and Authorization seen) and its app."""
+
+    def __init__(self, models: tuple[str, ...] = ("fake-planner",)) -> None:
+        self.mode: Mode = "valid"
+        self.delay_s = 0.5
+        super().__init__(models)
+
+    def reset(self, mode: Mode = "valid") -> None:
+        super().reset()
+        self.mode = mode
+        self.delay_s = 0.5
 
     async def _answer(self, body: dict[str, Any]) -> JSONResponse:
         try:

@@ -19,10 +19,9 @@ import re
 import time
 from typing import Any, Literal
 
-from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from tests.planner.fake_openai import closed_port_url, serve
+from tests.planner.fake_openai import FakeChatEndpoint, closed_port_url, serve
 
 __all__ = ["FakeToolsOpenAI", "closed_port_url", "serve"]
 
@@ -46,41 +45,19 @@ def query_for(calls: list[dict[str, Any]]) -> str:
     return "Please " + "; and also ".join(parts) + "."
 
 
-class FakeToolsOpenAI:
+class FakeToolsOpenAI(FakeChatEndpoint):
     """The fake's state (mode, every request body, the messages it wrote) and its app."""
 
     def __init__(self, models: tuple[str, ...] = ("fake-synth",)) -> None:
-        self.models = models
         self.mode: Mode = "valid"
-        self.fail_first = 1
-        self.requests: list[dict[str, Any]] = []
-        self.authorization: list[str | None] = []
         self.written: dict[str, list[dict[str, Any]]] = {}
-        self.app = self._build()
+        super().__init__(models)
 
     def reset(self, mode: Mode = "valid") -> None:
+        super().reset()
         self.mode = mode
-        self.fail_first = 1
-        self.requests.clear()
-        self.authorization.clear()
 
-    def _build(self) -> FastAPI:
-        app = FastAPI()
-
-        @app.get("/v1/models")
-        def models() -> dict[str, Any]:
-            return {"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}
-
-        @app.post("/v1/chat/completions")
-        async def chat(request: Request) -> JSONResponse:
-            body = await request.json()
-            self.requests.append(body)
-            self.authorization.append(request.headers.get("authorization"))
-            return self._answer(body)
-
-        return app
-
-    def _answer(self, body: dict[str, Any]) -> JSONResponse:
+    async def _answer(self, body: dict[str, Any]) -> JSONResponse:
         if body.get("model") not in self.models:
             return _error(404, f"The model `{body.get('model')}` does not exist.")
         if not isinstance(body.get("messages"), list) or not body["messages"]:
