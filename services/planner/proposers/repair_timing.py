@@ -118,14 +118,18 @@ def _placements(state: M.State, track_id: str) -> Iterator[Labelled]:
 
 
 def shift_music(state: M.State, rule: L.Constraint | None) -> Iterator[Labelled]:
-    """Beats or the closing downbeat missed: move the placed track under the cut, or place
-    the best tracks when none is."""
+    """Beats or the closing downbeat missed: move the placed track under the cut; place the
+    best tracks when none is placed or the placed one has no beats to cut on (even against
+    a ``music`` rule: the search weighs which rule costs less)."""
+    tracks = state.ctx.task.tracks
     music = state.timeline.music
-    if music is not None and music.track_id in state.ctx.task.tracks:
-        yield from _placements(state, music.track_id)
-    elif music is None:
+    placed = tracks.get(music.track_id) if music is not None else None
+    if placed is not None:
+        yield from _placements(state, placed.id)
+    if placed is None or not placed.beats:
         for track in track_order(state.ctx)[:2]:
-            yield from _placements(state, track.id)
+            if track is not placed:
+                yield from _placements(state, track.id)
 
 
 def _cut_positions(state: M.State) -> Iterator[int]:

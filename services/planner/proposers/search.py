@@ -1,8 +1,9 @@
 """``search``: the planner's built-in proposer — a constructive draft, then local search.
 
-``draft`` builds a first cut that tries to meet the whole ledger (see
-:mod:`~services.planner.proposers.draft`). ``propose`` reads what the verifier says is
-unmet, generates patches aimed at each unmet rule plus moves that raise Q (see
+``draft`` builds a one-shot first cut without asking the verifier: the ledger's timing
+(music, length, shot lengths on the beat grid) filled with the most brief-relevant allowed
+clips (see :mod:`~services.planner.proposers.draft`). ``propose`` reads what the verifier
+says is unmet, generates patches aimed at each unmet rule plus moves that raise Q (see
 :mod:`~services.planner.proposers.repair`), applies and scores every one with the pure
 :class:`~services.verifier.score.Verifier`, folds compatible improvements into one
 multi-op patch, and returns the best ``n`` distinct proposals, best first.
@@ -47,9 +48,15 @@ class _Scored:
     ops: tuple[Op, ...]
     label: str
     timeline: Timeline
-    ves: float
-    hard: float
+    report: Report
     order: int
+
+    @property
+    def ves(self) -> float:
+        return self.report.ves
+
+    def meets(self, rule_index: int) -> bool:
+        return self.report.constraints[rule_index].satisfied
 
 
 class SearchProposer:
@@ -59,8 +66,9 @@ class SearchProposer:
     ``minilm`` or ``tfidf``; ``semantic_weight`` — how much that semantic score adds to
     the verifier's lexical relevance when ranking clips (0 turns it off); ``combine`` —
     fold compatible improving patches into one multi-op proposal; ``lookahead`` — from how
-    many of the best first steps (by VES, and by hard rules met) to search a second step
-    when the timeline is infeasible or no single step improves it (0 turns it off).
+    many of the best first steps (by VES, and by hard rules met; plus, for each unmet hard
+    rule, the best step that meets it) to search a second step when the timeline is
+    infeasible or no single step improves it (0 turns it off).
     """
 
     name = "search"
@@ -97,7 +105,7 @@ class SearchProposer:
         return ctx
 
     def draft(self, task: Task, *, seed: int) -> Timeline:
-        """A first cut meant to satisfy the ledger; executable whenever a clip has media."""
+        """The one-shot first cut; executable whenever a clip has media."""
         return draft_timeline(self.context(task), seed)
 
     def propose(
@@ -117,7 +125,7 @@ class SearchProposer:
         if self.lookahead and (
             not current.feasible or not any(s.ves > current.ves for s in scored)
         ):
-            scored += self._lookahead(ctx, scored, rng)
+            scored += self._lookahead(ctx, current, scored, rng)
         scored.sort(key=lambda s: (-s.ves, len(s.ops), s.order))
         out: list[Proposal] = []
         results: set[Timeline] = set()
@@ -151,19 +159,24 @@ class SearchProposer:
             if result in seen:
                 continue
             seen.add(result)
-            report = ctx.verifier.verify(result)
-            scored.append(_Scored(ops, label, result, report.ves, report.components.H, order))
+            scored.append(_Scored(ops, label, result, ctx.verifier.verify(result), order))
         return scored
 
-    def _lookahead(self, ctx: SearchContext, scored: list[_Scored], rng: Random) -> list[_Scored]:
-        """Second steps: from the most promising first steps — best VES, and most hard rules
-        met even at a cost elsewhere — the best follow-up, as one two-step patch."""
-        by_ves = sorted(scored, key=lambda s: (-s.ves, s.order))[: self.lookahead]
-        by_hard = sorted(scored, key=lambda s: (-s.hard, -s.ves, s.order))[: self.lookahead]
+    def _lookahead(
+        self, ctx: SearchContext, current: Report, scored: list[_Scored], rng: Random
+    ) -> list[_Scored]:
+        """Second steps: from the most promising first steps — the best by VES, the best by
+        hard rules met, and for each unmet hard rule the best step that meets it even at a
+        cost elsewhere (it may break a rule the second step mends) — the best follow-up, as
+        one two-step patch."""
+        ranked = sorted(scored, key=lambda s: (-s.ves, s.order))
+        by_hard = sorted(ranked, key=lambda s: -s.report.components.H)[: self.lookahead]
+        unmet = [i for i, c in enumerate(current.constraints) if c.hard and not c.satisfied]
+        meeting = [next((s for s in ranked if s.meets(i)), None) for i in unmet]
+        firsts = [*ranked[: self.lookahead], *by_hard, *(s for s in meeting if s is not None)]
         out = []
-        for first in dict.fromkeys([*by_ves, *by_hard]):
-            report = ctx.verifier.verify(first.timeline)
-            pending = self._candidates(ctx, first.timeline, report, rng)
+        for first in dict.fromkeys(firsts):
+            pending = self._candidates(ctx, first.timeline, first.report, rng)
             follow = self._score(ctx, first.timeline, pending)
             if not follow:
                 continue
@@ -174,8 +187,7 @@ class SearchProposer:
                         (*first.ops, *best.ops),
                         f"{first.label} then {best.label}",
                         best.timeline,
-                        best.ves,
-                        best.hard,
+                        best.report,
                         len(scored) + len(out),
                     )
                 )
@@ -193,8 +205,7 @@ class SearchProposer:
             return []
         best = improving[0]
         ops, touched, ves, labels = best.ops, _touched(best.ops), best.ves, [best.label]
-        hard = best.hard
-        result = best.timeline
+        result, result_report = best.timeline, best.report
         for other in improving[1:_COMBINE_TRIES]:
             if touched & _touched(other.ops):
                 continue
@@ -204,12 +215,12 @@ class SearchProposer:
                 continue
             report = ctx.verifier.verify(trial)
             if report.ves > ves:
-                ops, ves, result, hard = (*ops, *other.ops), report.ves, trial, report.components.H
+                ops, ves, result, result_report = (*ops, *other.ops), report.ves, trial, report
                 touched |= _touched(other.ops)
                 labels.append(other.label)
         if len(labels) == 1:
             return []
-        return [_Scored(ops, "combined:" + "+".join(labels), result, ves, hard, -1)]
+        return [_Scored(ops, "combined:" + "+".join(labels), result, result_report, -1)]
 
 
 def _touched(ops: tuple[Op, ...]) -> set[object]:

@@ -84,11 +84,6 @@ class SearchContext:
         self._duration_goal()
         self.first = [verifier.matching(r.first) for r in self._orders() if r.first]
         self.last = [verifier.matching(r.last) for r in self._orders() if r.last]
-        self.before_after = [
-            (verifier.matching(r.before), verifier.matching(r.after))
-            for r in self._orders()
-            if r.before is not None and r.after is not None
-        ]
         self.runs = [(r.tag, r.max_run) for r in self.rules.get("max_consecutive_tag", [])]
         self.includes = [
             Need(verifier.matching(r.selector), r.min_count, r.hard, r.weight)
@@ -185,21 +180,6 @@ class SearchContext:
         tags_a, tags_b = self.clips[a].tags, self.clips[b].tags
         union = tags_a | tags_b
         return 1.0 - len(tags_a & tags_b) / len(union) if union else 1.0
-
-    def run_breaker(self, sequence: Sequence[str], clip_id: str) -> bool:
-        """Appending ``clip_id`` to ``sequence`` keeps every tag run within its limit."""
-        tags = self.clips[clip_id].tags
-        for tag, limit in self.runs:
-            if tag not in tags:
-                continue
-            run = 0
-            for prior in reversed(sequence):
-                if tag not in self.clips[prior].tags:
-                    break
-                run += 1
-            if run + 1 > limit:
-                return False
-        return True
 
     def allowed_transitions(self) -> tuple[bool, TransitionType | None, int]:
         """(cut allowed, the non-cut type to use when not, its duration in frames)."""
