@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 import anyio
 import httpx
+import orjson
 import pydantic
 
 from clients.errors import (
@@ -46,6 +47,7 @@ RETRY_BASE_DELAY = 0.25
 """Seconds before the first retry; doubled each attempt, capped at :data:`RETRY_MAX_DELAY`."""
 RETRY_MAX_DELAY = 4.0
 USER_AGENT = "refinery-client/0.1.0"
+NDJSON = "application/x-ndjson"
 
 _RETRYABLE_TRANSPORT = (httpx.ConnectError, httpx.ConnectTimeout)
 """Failures where the request surely never reached the server, so resending is safe."""
@@ -197,6 +199,27 @@ class SyncAPIClient(_BaseClient):
             return self._finish(call, response)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def _lines(self, call: Call[Any]) -> Generator[Any, None, None]:
+        """Each JSON line of an NDJSON answer as it arrives (no retries: it may have side
+        effects); an error status raises as :meth:`_call` would."""
+        request = self._build_request(self._client, call)
+        request.headers["Accept"] = NDJSON
+        try:
+            response = self._client.send(request, stream=True)
+        except httpx.TransportError as exc:
+            raise self._transport_error(request, exc) from exc
+        try:
+            if response.is_error:
+                response.read()
+                raise error_from_response(response)
+            for line in response.iter_lines():
+                if line.strip():
+                    yield orjson.loads(line)
+        except httpx.TransportError as exc:
+            raise self._transport_error(request, exc) from exc
+        finally:
+            response.close()
+
     def close(self) -> None:
         """Close the connection pool (not an ``http_client`` that was passed in)."""
         if self._owns_client:
@@ -249,6 +272,26 @@ class AsyncAPIClient(_BaseClient):
                 continue
             return self._finish(call, response)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _lines(self, call: Call[Any]) -> AsyncGenerator[Any, None]:
+        """Each JSON line of an NDJSON answer as it arrives; see ``SyncAPIClient._lines``."""
+        request = self._build_request(self._client, call)
+        request.headers["Accept"] = NDJSON
+        try:
+            response = await self._client.send(request, stream=True)
+        except httpx.TransportError as exc:
+            raise self._transport_error(request, exc) from exc
+        try:
+            if response.is_error:
+                await response.aread()
+                raise error_from_response(response)
+            async for line in response.aiter_lines():
+                if line.strip():
+                    yield orjson.loads(line)
+        except httpx.TransportError as exc:
+            raise self._transport_error(request, exc) from exc
+        finally:
+            await response.aclose()
 
     async def close(self) -> None:
         """Close the connection pool (not an ``http_client`` that was passed in)."""

@@ -4,17 +4,53 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from clients.errors import RefineryClientError
 from clients.planner import PlannerClient
 from clients.render import render_report
 from services.planner.protocol import PlanResponse
+
+_ROUND_COLUMNS = (
+    SpinnerColumn(),
+    TextColumn("{task.description}"),
+    BarColumn(),
+    TextColumn("round {task.completed:.0f}/{task.total:.0f}"),
+    TextColumn("VES {task.fields[ves]}"),
+    TimeElapsedColumn(),
+)
+
+
+class _RoundDisplay:
+    """One progress bar per branch, moved by the planner's draft and round events."""
+
+    def __init__(self, progress: Progress, max_rounds: int) -> None:
+        self.progress, self.max_rounds = progress, max_rounds
+        self.bars: dict[int, TaskID] = {}
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        branch = int(event.get("branch", 0))
+        if event["event"] == "draft":
+            self.bars[branch] = self.progress.add_task(
+                f"{event['proposer']} (draft {event['ves']:.3f})",
+                total=self.max_rounds,
+                ves=f"{event['ves']:.3f}",
+            )
+        elif event["event"] == "round" and branch in self.bars:
+            ves = event["ves_after"] if event["accepted"] else event["ves_before"]
+            self.progress.update(self.bars[branch], completed=event["round"], ves=f"{ves:.3f}")
 
 
 def _rounds(plan: PlanResponse) -> Table:
@@ -108,11 +144,12 @@ def plan(
             console.print(f"generated {len(made)} media files under {media_root}")
     client = PlannerClient(url, api_key=api_key)
     with service_errors("planner", client.base_url), client:
-        with console.status(f"planning {task_body.get('id', task)} with {proposer}…"):
+        with Progress(*_ROUND_COLUMNS, console=console, transient=True) as progress:
             result = client.plan(
                 task_body,
                 timeline=timeline_body,
                 proposer=proposer,
+                on_event=_RoundDisplay(progress, max_rounds),
                 teachers=teacher or [],
                 max_rounds=max_rounds,
                 candidates=candidates,

@@ -7,11 +7,14 @@
     with PlannerClient() as planner:                 # REFINERY_PLANNER_URL or :8102
         plan = planner.plan(task, proposer="search")
         print(plan.ves, plan.feasible, len(plan.rounds))
+        # the same, hearing each branch's draft and rounds as they end
+        plan = planner.plan(task, on_event=lambda e: print(e["event"], e.get("ves_after")))
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import aclosing, closing
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -20,12 +23,18 @@ import httpx
 import orjson
 
 from clients.base import AsyncAPIClient, Call, SyncAPIClient, healthy, parse_model, wire
-from clients.errors import RefineryClientError
+from clients.errors import APIResponseValidationError, RefineryClientError, error_from_response
 from clients.verifier import TaskLike, TimelineLike
 from services.common.protocol import JobOut
 from services.planner.protocol import PlanResponse, ProposerOut
 
-__all__ = ["DEFAULT_PLANNER_URL", "AsyncPlannerClient", "PlannerClient", "RecordsPage"]
+__all__ = [
+    "DEFAULT_PLANNER_URL",
+    "AsyncPlannerClient",
+    "PlanEventHandler",
+    "PlannerClient",
+    "RecordsPage",
+]
 
 DEFAULT_PLANNER_URL = "http://127.0.0.1:8102"
 PLAN_TIMEOUT = httpx.Timeout(600.0, connect=5.0)
@@ -42,6 +51,33 @@ class RecordsPage:
 def _records(response: httpx.Response) -> RecordsPage:
     lines = [orjson.loads(line) for line in response.content.splitlines() if line.strip()]
     return RecordsPage(lines, int(response.headers.get("x-next-cursor", "0")))
+
+
+PlanEventHandler = Callable[[dict[str, Any]], None]
+"""Hears ``{"event": "draft", "branch", "proposer", "ves", "feasible"}`` and
+``{"event": "round", "branch", "round", "proposer", "patch", "ves_before", "ves_after",
+"accepted"}`` while a plan runs."""
+
+
+def _plan_event(event: Any, on_event: PlanEventHandler, base_url: str) -> PlanResponse | None:
+    """The plan when ``event`` is the last line; raises the error it carries; else tells
+    ``on_event`` and returns None."""
+    kind = event.get("event") if isinstance(event, dict) else None
+    if kind == "plan":
+        return PlanResponse.model_validate(event["plan"])
+    if kind == "error":
+        request = httpx.Request("POST", base_url + "/v1/plan")
+        body = {"error": event.get("error")}
+        raise error_from_response(httpx.Response(int(event["status"]), json=body, request=request))
+    if kind is None:
+        raise _invalid(base_url, f"unexpected plan event: {event!r}")
+    on_event(event)
+    return None
+
+
+def _invalid(base_url: str, message: str) -> APIResponseValidationError:
+    response = httpx.Response(200, request=httpx.Request("POST", base_url + "/v1/plan"))
+    return APIResponseValidationError(response, message)
 
 
 def _proposers(response: httpx.Response) -> list[ProposerOut]:
@@ -133,11 +169,19 @@ class PlannerClient(SyncAPIClient):
         *,
         timeline: TimelineLike | None = None,
         proposer: str = "search",
+        on_event: PlanEventHandler | None = None,
         **options: Any,
     ) -> PlanResponse:
         """Plan (or repair ``timeline``); ``options``: teachers, max_rounds, candidates, seed,
-        time_budget_s."""
-        return self._call(_Calls.plan(task, timeline, _options(proposer, options)))
+        time_budget_s. ``on_event`` hears each draft and round as it ends (NDJSON)."""
+        call = _Calls.plan(task, timeline, _options(proposer, options))
+        if on_event is None:
+            return self._call(call)
+        with closing(self._lines(call)) as events:
+            for event in events:
+                if (plan := _plan_event(event, on_event, self.base_url)) is not None:
+                    return plan
+        raise _invalid(self.base_url, "the plan stream ended without a plan")
 
     def get_plan(self, plan_id: str) -> PlanResponse:
         return self._call(_Calls.get_plan(plan_id))
@@ -192,9 +236,18 @@ class AsyncPlannerClient(AsyncAPIClient):
         *,
         timeline: TimelineLike | None = None,
         proposer: str = "search",
+        on_event: PlanEventHandler | None = None,
         **options: Any,
     ) -> PlanResponse:
-        return await self._call(_Calls.plan(task, timeline, _options(proposer, options)))
+        """See :meth:`PlannerClient.plan`."""
+        call = _Calls.plan(task, timeline, _options(proposer, options))
+        if on_event is None:
+            return await self._call(call)
+        async with aclosing(self._lines(call)) as events:
+            async for event in events:
+                if (plan := _plan_event(event, on_event, self.base_url)) is not None:
+                    return plan
+        raise _invalid(self.base_url, "the plan stream ended without a plan")
 
     async def get_plan(self, plan_id: str) -> PlanResponse:
         return await self._call(_Calls.get_plan(plan_id))

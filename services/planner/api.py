@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from services.common.errors import ConflictError, NotFoundError
 from services.common.protocol import JobOut
 from services.planner import records, service
+from services.planner.events import NDJSON, plan_events
 from services.planner.export.media import resolve_media
 from services.planner.export.otio import otio_bytes
 from services.planner.protocol import PlanRequest, PlanResponse, ProposerOut, RegisterProposer
@@ -21,12 +22,24 @@ from services.verifier.protocol import TaskIn, TimelineIn
 router = APIRouter(prefix="/v1", tags=["planner"])
 
 
-@router.post("/plan", response_model=PlanResponse)
-async def plan(body: PlanRequest, request: Request) -> PlanResponse:
-    """Draft, then repair in a closed loop until the verifier accepts; record every candidate."""
+@router.post(
+    "/plan",
+    response_model=PlanResponse,
+    responses={200: {"content": {NDJSON: {}}, "description": "With `Accept: " + NDJSON + "`"}},
+)
+async def plan(body: PlanRequest, request: Request) -> PlanResponse | StreamingResponse:
+    """Draft, then repair in a closed loop until the verifier accepts; record every candidate.
+
+    With ``Accept: application/x-ndjson`` the answer streams each branch's draft and rounds
+    as they end, then the plan (see :mod:`services.planner.events`).
+    """
     state = request.app.state
+    prepared = await run_in_threadpool(service.prepare, body, state.registry)
+    if NDJSON in request.headers.get("accept", ""):
+        events = plan_events(prepared, verifier=state.verifier, engine=state.engine)
+        return StreamingResponse(events, media_type=NDJSON)
     return await run_in_threadpool(
-        service.plan, body, registry=state.registry, verifier=state.verifier, engine=state.engine
+        service.execute, prepared, verifier=state.verifier, engine=state.engine
     )
 
 
@@ -72,9 +85,7 @@ async def read_records(
         for row in rows:
             yield orjson.dumps(row.wire()) + b"\n"
 
-    return StreamingResponse(
-        lines(), media_type="application/x-ndjson", headers={"X-Next-Cursor": str(cursor)}
-    )
+    return StreamingResponse(lines(), media_type=NDJSON, headers={"X-Next-Cursor": str(cursor)})
 
 
 def _plan_row(request: Request, plan_id: str) -> records.PlanRow:

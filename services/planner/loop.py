@@ -4,12 +4,16 @@ A branch runs one proposer: it drafts (or starts from a given cut), then each ro
 for candidate patches, has the verifier judge them all in one ``verify:batch`` call, and
 keeps the best if it raises VES. It stops when no candidate improves (feasible or stuck),
 after ``max_rounds``, or at the deadline. Every candidate becomes a scored record.
+
+``on_event``, when given, hears the draft's verdict and each round as it ends (the planner
+streams them to clients that ask for NDJSON).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from clients.verifier import VerifierClient
@@ -23,6 +27,9 @@ from services.verifier.timeline import Timeline
 
 IMPROVEMENT = 1e-6
 """VES gains below this are ties, not progress (they would let a loop wander)."""
+
+LoopEvent = dict[str, Any]
+"""``{"event": "draft", "proposer", "ves", "feasible"}`` or ``{"event": "round", **RoundLog}``."""
 
 
 @dataclass(slots=True)
@@ -75,6 +82,7 @@ def run_branch(
     options: LoopOptions,
     *,
     start: Timeline | None = None,
+    on_event: Callable[[LoopEvent], None] | None = None,
 ) -> Branch:
     """Run one proposer's branch to its end; see the module docstring."""
     local = Verifier(task)
@@ -82,6 +90,15 @@ def run_branch(
     state = timeline_payload(timeline)
     report = verifier.verify(task_wire, state)
     branch = Branch(proposer.name, timeline, report, draft_ves=report.ves)
+    if on_event is not None:
+        on_event(
+            {
+                "event": "draft",
+                "proposer": proposer.name,
+                "ves": report.ves,
+                "feasible": report.feasible,
+            }
+        )
     for number in range(1, options.max_rounds + 1):
         if options.deadline is not None and time.monotonic() >= options.deadline:
             break
@@ -117,16 +134,17 @@ def run_branch(
         best = -max(ranked)[2] if ranked else None
         chosen = answer.results[best] if best is not None else None
         improved = chosen is not None and chosen.report.ves > report.ves + IMPROVEMENT
-        branch.rounds.append(
-            RoundLog(
-                round=number,
-                proposer=proposer.name,
-                patch=patches[best] if best is not None else None,
-                ves_before=report.ves,
-                ves_after=chosen.report.ves if chosen else report.ves,
-                accepted=improved,
-            )
+        log = RoundLog(
+            round=number,
+            proposer=proposer.name,
+            patch=patches[best] if best is not None else None,
+            ves_before=report.ves,
+            ves_after=chosen.report.ves if chosen else report.ves,
+            accepted=improved,
         )
+        branch.rounds.append(log)
+        if on_event is not None:
+            on_event({"event": "round", **asdict(log)})
         if not improved:
             break
         branch.candidates[len(branch.candidates) - len(patches) + best].accepted = True

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -11,13 +14,27 @@ from clients.errors import RefineryClientError
 from clients.verifier import VerifierClient
 from services.common.errors import RefineryError, UnavailableError
 from services.planner.config import PlannerSettings
-from services.planner.loop import Branch, LoopOptions, run_branch
-from services.planner.proposers.base import ProposerError
+from services.planner.loop import Branch, LoopEvent, LoopOptions, run_branch
+from services.planner.proposers.base import Proposer, ProposerError
 from services.planner.protocol import BranchOut, PlanRequest, PlanResponse, RoundOut
 from services.planner.records import PlanRow, ScoredRecord, new_plan_id, save_plan
 from services.planner.registry import ProposerRegistry
 from services.verifier.protocol import TimelineOut
 from services.verifier.protocol.timeline import timeline_payload
+from services.verifier.task import Task
+from services.verifier.timeline import Timeline
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedPlan:
+    """A plan request checked and resolved: everything that can be refused has been."""
+
+    task: Task
+    task_wire: dict[str, Any]
+    start: Timeline | None
+    proposers: list[Proposer]
+    options: LoopOptions
+    started: float
 
 
 def plan(
@@ -27,6 +44,11 @@ def plan(
     verifier: VerifierClient,
     engine: Engine,
 ) -> PlanResponse:
+    return execute(prepare(request, registry), verifier=verifier, engine=engine)
+
+
+def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
+    """Check the request against the limits and resolve its proposers (4xx / 503 here)."""
     started = time.monotonic()
     options = request.options
     _within_limits(request, registry.settings)
@@ -46,11 +68,30 @@ def plan(
             check()
     deadline = started + options.time_budget_s if options.time_budget_s else None
     loop_options = LoopOptions(options.max_rounds, options.candidates, options.seed, deadline)
+    return PreparedPlan(task, task_wire, start, proposers, loop_options, started)
+
+
+def execute(
+    prepared: PreparedPlan,
+    *,
+    verifier: VerifierClient,
+    engine: Engine,
+    on_event: Callable[[LoopEvent], None] | None = None,
+) -> PlanResponse:
+    """Run every branch, keep the verifier-best, store the plan and all its records at once.
+
+    ``on_event`` hears each branch's draft and rounds, tagged with the branch's index.
+    """
+    task, task_wire, start = prepared.task, prepared.task_wire, prepared.start
+    loop_options, started = prepared.options, prepared.started
     branches: list[Branch] = []
     outcomes: list[BranchOut] = []
-    for proposer in proposers:
+    for index, proposer in enumerate(prepared.proposers):
+        tagged = None if on_event is None else partial(_tag, on_event, index)
         try:
-            branch = run_branch(task_wire, task, proposer, verifier, loop_options, start=start)
+            branch = run_branch(
+                task_wire, task, proposer, verifier, loop_options, start=start, on_event=tagged
+            )
         except (ProposerError, RefineryClientError) as error:
             outcomes.append(
                 BranchOut(
@@ -123,6 +164,10 @@ def plan(
     )
     save_plan(engine, row, records)
     return response
+
+
+def _tag(on_event: Callable[[LoopEvent], None], branch: int, event: LoopEvent) -> None:
+    on_event({**event, "branch": branch})
 
 
 def _fields(round_log: Any) -> dict[str, Any]:

@@ -11,13 +11,14 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from clients import AsyncPlannerClient, PlannerClient, UnprocessableEntityError
+from clients import AsyncPlannerClient, PlannerClient, UnavailableError, UnprocessableEntityError
 from clients.cli import app as cli
 from clients.verifier import VerifierClient
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
+from tests.planner.fake_openai import closed_port_url
 from tests.servers import serve_in_thread
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -59,6 +60,31 @@ def test_errors_map_to_typed_exceptions(planner: PlannerClient) -> None:
     assert caught.value.code == "unknown_proposer"
 
 
+def test_plan_with_on_event_hears_each_round_and_returns_the_plan(planner: PlannerClient) -> None:
+    events: list[dict] = []
+    plan = planner.plan(_task("city-night"), seed=3, on_event=events.append)
+    assert [e["event"] for e in events] == ["draft"] + ["round"] * len(plan.rounds)
+    assert events[0]["ves"] == plan.draft_ves
+    assert [e["ves_after"] for e in events[1:]] == [r.ves_after for r in plan.rounds]
+    assert planner.get_plan(plan.plan_id) == plan
+    with pytest.raises(UnprocessableEntityError) as caught:
+        planner.plan(_task(), proposer="nope", on_event=events.append)
+    assert caught.value.param == "options.proposer"
+
+
+def test_a_failure_mid_stream_raises_its_typed_error(tmp_path: Path, database_url: str) -> None:
+    down = VerifierClient(closed_port_url().removesuffix("/v1"), max_retries=0)
+    settings = PlannerSettings(data_dir=tmp_path, database_url=database_url, media_root=tmp_path)
+    app = build_app(settings, verifier=down)
+    with (
+        TestClient(app) as http,
+        PlannerClient(http_client=http, max_retries=0) as client,
+        pytest.raises(UnavailableError) as caught,
+    ):
+        client.plan(_task(), on_event=lambda event: None)
+    assert caught.value.code == "planning_failed" and caught.value.status_code == 503
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -71,6 +97,10 @@ async def test_async_client(planner_app) -> None:
         async with AsyncPlannerClient("http://planner", transport=transport) as client:
             plan = await client.plan(_task("cooking-short"))
             assert (await client.get_plan(plan.plan_id)).ves == plan.ves
+            events: list[dict] = []
+            streamed = await client.plan(_task("cooking-short"), on_event=events.append)
+            assert streamed.timeline == plan.timeline
+            assert [e["event"] for e in events] == ["draft"] + ["round"] * len(plan.rounds)
             assert (await client.records(after=0, limit=1)).next_cursor >= 0
 
 
