@@ -17,6 +17,7 @@ from services.common.db import UTCDateTime, utcnow
 from services.common.errors import RefineryError
 from services.planner.config import PlannerSettings
 from services.planner.proposers.base import Proposer
+from services.planner.proposers.hf import ADAPTER_CONFIG
 from services.planner.protocol import ProposerOut
 
 
@@ -40,10 +41,10 @@ class ProposerRegistry:
 
     def register(self, checkpoint_id: str, path: str) -> ProposerOut:
         folder = Path(path)
-        if not (folder / "config.json").is_file():
+        if not any((folder / name).is_file() for name in ("config.json", ADAPTER_CONFIG)):
             raise UnknownProposer(
-                f"{path} is not a checkpoint folder (no config.json): publish one with the "
-                "trainer or save_pretrained()",
+                f"{path} is not a checkpoint folder (no config.json or {ADAPTER_CONFIG}): "
+                "publish one with the trainer or save_pretrained()",
                 param="path",
             )
         with Session(self.engine) as session, session.begin():

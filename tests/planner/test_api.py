@@ -297,6 +297,11 @@ def test_proposers_list_and_register(planner: TestClient, tmp_path: Path) -> Non
     made = planner.post("/v1/proposers", json={"id": "student", "path": str(folder)})
     assert made.status_code == 201 and made.json()["name"] == "hf:student"
     assert "hf:student" in [p["name"] for p in planner.get("/v1/proposers").json()]
+    adapter = tmp_path / "adapter"
+    adapter.mkdir()
+    (adapter / "adapter_config.json").write_text("{}")
+    made = planner.post("/v1/proposers", json={"id": "lora", "path": str(adapter)})
+    assert made.status_code == 201 and made.json()["name"] == "hf:lora"
 
 
 def test_options_past_the_caps_are_a_422(planner: TestClient) -> None:

@@ -179,3 +179,40 @@ def test_prompt_uses_the_chat_template_when_there_is_one(checkpoint, small) -> N
 def test_draft_is_the_simple_draft(checkpoint, small) -> None:
     task, timeline, _ = small
     assert HFProposer(checkpoint).draft(task, seed=0) == timeline
+
+
+def _adapter(checkpoint: str, folder: Path) -> Path:
+    """A randomly initialised LoRA on ``checkpoint``, saved alone (as ``peft`` saves it)."""
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    base = AutoModelForCausalLM.from_pretrained(checkpoint, local_files_only=True)
+    torch.manual_seed(1)
+    config = LoraConfig(r=4, target_modules=["q_proj", "v_proj"], init_lora_weights=False)
+    get_peft_model(base, config).save_pretrained(folder)
+    return folder
+
+
+def test_a_lora_adapter_folder_loads_on_its_base(checkpoint, small, tmp_path) -> None:
+    pytest.importorskip("peft")
+    from peft import PeftModel
+
+    adapter = str(_adapter(checkpoint, tmp_path / "adapter").resolve())
+    assert not Path(adapter, "config.json").exists()
+    proposer = HFProposer(adapter, max_new_tokens=12)
+    proposer.check()
+    assert isinstance(proposer.loaded.model, PeftModel)
+    messages = render_messages(*small)
+    tuned = proposer.complete(messages, n=2, seed=4)
+    assert tuned != HFProposer(checkpoint, max_new_tokens=12).complete(messages, n=2, seed=4)
+    hf.clear_cache(adapter)
+
+
+def test_an_adapter_whose_base_is_not_here_is_a_422(checkpoint, tmp_path) -> None:
+    pytest.importorskip("peft")
+    adapter = _adapter(checkpoint, tmp_path / "adapter")
+    config = adapter / "adapter_config.json"
+    config.write_text(config.read_text().replace(checkpoint, str(tmp_path / "gone")))
+    with pytest.raises(ProposerError) as caught:
+        HFProposer(str(adapter)).check()
+    assert caught.value.status_code == 422 and "gone" in caught.value.message

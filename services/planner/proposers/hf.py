@@ -5,10 +5,15 @@ device for the process: every proposer on the same checkpoint shares one model. 
 are ``n`` sampled continuations of the same prompt the LLM proposer sends (through the
 tokenizer's chat template when it has one), read like the LLM's answers: unusable ones are
 counted and dropped, never raised. A path that holds no checkpoint is a 422 at construction.
+
+A PEFT adapter folder (``adapter_config.json``, e.g. the ``adapter/`` the trainer writes
+beside a merged checkpoint) loads onto its base, which must itself be a local checkpoint;
+its tokenizer comes from the adapter folder when saved there, else from the base.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,10 +46,14 @@ def clear_cache(path: str | None = None) -> None:
             del _CACHE[key]
 
 
+ADAPTER_CONFIG = "adapter_config.json"
+
+
 def resolve_checkpoint(path_or_id: str) -> str:
-    """A local checkpoint directory, or a hub id already in the local cache; else a 422."""
+    """A local checkpoint or adapter directory, or a hub id already in the local cache;
+    else a 422."""
     path = Path(path_or_id).expanduser()
-    if path.is_dir() and (path / "config.json").is_file():
+    if path.is_dir() and any((path / name).is_file() for name in ("config.json", ADAPTER_CONFIG)):
         return str(path.resolve())
     try:
         from huggingface_hub import try_to_load_from_cache
@@ -55,8 +64,8 @@ def resolve_checkpoint(path_or_id: str) -> str:
     if isinstance(cached, str):
         return str(Path(cached).parent)
     raise ProposerError(
-        f"no local checkpoint at {path_or_id!r} (a directory with config.json, "
-        "or a hub id already downloaded)",
+        f"no local checkpoint at {path_or_id!r} (a directory with config.json or "
+        f"{ADAPTER_CONFIG}, or a hub id already downloaded)",
         code="unknown_proposer",
         status_code=422,
         param="proposer",
@@ -77,9 +86,14 @@ def _load(path: str, device: str) -> LoadedModel:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
-    except (OSError, ValueError, KeyError) as error:
+        adapter = Path(path, ADAPTER_CONFIG)
+        if adapter.is_file():
+            model, tokenizer_path = _load_adapter(path, adapter)
+        else:
+            model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+            tokenizer_path = path
+        tokenizer = AutoTokenizer.from_pretrained(tokenizer_path, local_files_only=True)
+    except (OSError, ValueError, KeyError, ImportError) as error:
         raise ProposerError(
             f"cannot load the checkpoint at {path}: {error}",
             code="bad_checkpoint",
@@ -89,6 +103,24 @@ def _load(path: str, device: str) -> LoadedModel:
     model.to(device)
     model.eval()
     return LoadedModel(tokenizer, model)
+
+
+def _load_adapter(path: str, config: Path) -> tuple[Any, str]:
+    """The adapter at ``path`` on its local base, and where its tokenizer lives."""
+    from transformers import AutoModelForCausalLM
+
+    base = json.loads(config.read_text()).get("base_model_name_or_path")
+    if not base:
+        raise ValueError(f"{config} names no base_model_name_or_path")
+    try:
+        from peft import PeftModel
+    except ImportError:
+        raise ImportError("a LoRA adapter needs peft: pip install 'refinery[trainer]'") from None
+    base_path = resolve_checkpoint(base)
+    model = AutoModelForCausalLM.from_pretrained(base_path, local_files_only=True)
+    model = PeftModel.from_pretrained(model, path, local_files_only=True)
+    has_tokenizer = Path(path, "tokenizer_config.json").is_file()
+    return model, path if has_tokenizer else base_path
 
 
 class HFProposer(CompletionProposer):
