@@ -147,6 +147,40 @@ def test_every_frame_comes_from_the_right_source_frame(tmp_path: Path):
     assert min(outgoing, incoming) + 3 < lumas[20] < max(outgoing, incoming) - 3
 
 
+@pytest.mark.parametrize("fps", [24, 30])
+def test_inputs_seek_near_their_shot_and_stay_frame_exact(tmp_path: Path, fps: int):
+    """Shots deep into a long clip: the input opens a second before its first frame (-ss),
+    and every pure frame is still the right source frame."""
+    length = 12 * fps
+    _luma_clip(tmp_path / "long.mkv", fps, length, "16+mod(N*4,200)")
+    task = Task.build(
+        id="seek", fps=fps, brief=small_task(fps).brief, clips=[Clip("z", length, "long.mkv")]
+    )
+    late, early = (10 * fps, 10 * fps + 15), (3 * fps + 7, 3 * fps + 37)
+    timeline = Timeline(
+        fps=fps,
+        shots=(
+            Shot("z", FrameRange(*late)),
+            Shot("z", FrameRange(*early), Transition(DISSOLVE, 6)),  # timeline frames 12..17
+        ),
+    )
+    argv = build_render_command(task, timeline, tmp_path, tmp_path / "seek.mp4")
+    seeks = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-ss"]
+    assert seeks == [f"{(late[0] - fps) / fps:.6f}", f"{(early[0] - 3 - fps) / fps:.6f}"]
+    result = render(task, timeline, tmp_path, tmp_path / "seek.mp4", size=(64, 36))
+    lumas = _lumas(result.path)
+    assert len(lumas) == timeline.length
+
+    def source(frame: int) -> int:
+        return 16 + (frame * 4) % 200
+
+    for k, luma in enumerate(lumas):
+        if k < 12:
+            assert abs(luma - source(late[0] + k)) < 1.5, (k, luma)
+        elif k >= 18:
+            assert abs(luma - source(early[0] + k - 15)) < 1.5, (k, luma)
+
+
 def test_a_uri_outside_the_root_is_refused_before_ffmpeg_runs(tmp_path: Path, monkeypatch):
     task = small_task(30, music=False)
     clips = list(task.clips.values())

@@ -98,10 +98,13 @@ def build_render_command(
         if not path.is_file():
             raise MediaNotFound(f"no media file at {path}", param=param)
     argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
-    for path, _ in sources:
+    seeks = [max(0, first - rate) for first, _ in _spans(timeline)]  # a second's margin
+    for index, (path, _) in enumerate(sources):
+        if index < len(seeks) and seeks[index]:
+            argv += ["-ss", _secs(seeks[index], rate)]
         argv += ["-i", str(path)]
 
-    chains = [*_video_chains(timeline, width, height, out_fps), _audio_chain(timeline)]
+    chains = [*_video_chains(timeline, seeks, width, height, out_fps), _audio_chain(timeline)]
     return [
         *argv,
         "-filter_complex", ";".join(chains),
@@ -112,26 +115,40 @@ def build_render_command(
     ]  # fmt: skip
 
 
-def _video_chains(timeline: Timeline, width: int, height: int, out_fps: int) -> list[str]:
-    """One chain per shot (``[s<i>]``), a concat per run of cuts (``[g<j>]``), an xfade per
-    other transition (``[x<j>]``), and the output ``[vout]``."""
-    rate, shots = timeline.fps, timeline.shots
-    chains: list[str] = []
-    groups: list[list[str]] = [[]]
-    joins: list[tuple[str, int, int]] = []  # (xfade name, duration, offset) into group j
-    cuts = [0, *timeline.cut_positions()]
+def _spans(timeline: Timeline) -> list[tuple[int, int]]:
+    """Each shot's source frames with the handles its blended transitions play."""
+    shots = timeline.shots
+    spans = []
     for i, shot in enumerate(shots):
         enter = shot.transition_in if i and _blends(shot.transition_in) else None
         leave = shots[i + 1].transition_in if i + 1 < len(shots) else None
         before = enter.before_cut if enter else 0
         after = leave.after_cut if leave and _blends(leave) else 0
+        spans.append((shot.source.start - before, shot.source.end + after))
+    return spans
+
+
+def _video_chains(
+    timeline: Timeline, seeks: list[int], width: int, height: int, out_fps: int
+) -> list[str]:
+    """One chain per shot (``[s<i>]``), a concat per run of cuts (``[g<j>]``), an xfade per
+    other transition (``[x<j>]``), and the output ``[vout]``. Input ``i`` was opened
+    ``seeks[i]`` frames in (``-ss``), so its frames count from there."""
+    rate, shots = timeline.fps, timeline.shots
+    chains: list[str] = []
+    groups: list[list[str]] = [[]]
+    joins: list[tuple[str, int, int]] = []  # (xfade name, duration, offset) into group j
+    cuts = [0, *timeline.cut_positions()]
+    for i, (shot, (first, end)) in enumerate(zip(shots, _spans(timeline), strict=True)):
+        enter = shot.transition_in if i and _blends(shot.transition_in) else None
+        before = enter.before_cut if enter else 0
         steps = [
             f"fps={rate}",
-            f"trim=start_frame={shot.source.start - before}:end_frame={shot.source.end + after}",
+            f"trim=start_frame={first - seeks[i]}:end_frame={end - seeks[i]}",
             "setpts=PTS-STARTPTS",
             # media a little shorter than its declared duration: hold its last frame (≤ 1 s)
             f"tpad=stop_mode=clone:stop={rate}",
-            f"trim=end_frame={shot.length + before + after}",
+            f"trim=end_frame={end - first}",
         ]
         first = shot.transition_in
         if i == 0 and first.type is TransitionType.FADE_BLACK and first.duration:
