@@ -1,10 +1,11 @@
-"""Plan orchestration: resolve proposers, run every branch, keep the verifier-best, persist."""
+"""Plan orchestration: :func:`prepare` checks a request and resolves its proposers (bad input
+is refused there); :func:`execute` runs every branch, keeps the verifier-best, persists."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
 
@@ -35,16 +36,6 @@ class PreparedPlan:
     proposers: list[Proposer]
     options: LoopOptions
     started: float
-
-
-def plan(
-    request: PlanRequest,
-    *,
-    registry: ProposerRegistry,
-    verifier: VerifierClient,
-    engine: Engine,
-) -> PlanResponse:
-    return execute(prepare(request, registry), verifier=verifier, engine=engine)
 
 
 def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
@@ -130,7 +121,7 @@ def execute(
         infeasible_constraints=[
             c.id for c in best.report.constraints if c.hard and not c.satisfied
         ],
-        rounds=[RoundOut(**_fields(r)) for r in best.rounds],
+        rounds=[RoundOut(**asdict(r)) for r in best.rounds],
         branches=outcomes,
         draft_ves=best.draft_ves,
         elapsed_s=round(time.monotonic() - started, 4),
@@ -168,10 +159,6 @@ def execute(
 
 def _tag(on_event: Callable[[LoopEvent], None], branch: int, event: LoopEvent) -> None:
     on_event({**event, "branch": branch})
-
-
-def _fields(round_log: Any) -> dict[str, Any]:
-    return {name: getattr(round_log, name) for name in round_log.__slots__}
 
 
 def _stats(proposer: Any) -> dict[str, Any]:
