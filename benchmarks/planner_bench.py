@@ -67,7 +67,9 @@ def run(tasks: Path, *, n: int, proposer: str = "search", seed: int = 0) -> dict
         tempfile.TemporaryDirectory() as scratch,
         VerifierClient(url) as verifier,
     ):
-        settings = PlannerSettings(data_dir=Path(scratch), media_root=Path(scratch))
+        settings = PlannerSettings(
+            data_dir=Path(scratch), media_root=Path(scratch), log_level="WARNING"
+        )
         with TestClient(build_app(settings, verifier=verifier)) as planner, Progress() as bar:
             progress = bar.add_task("planning", total=len(rows))
             for row in rows:
