@@ -380,3 +380,21 @@ def test_a_step_that_meets_a_hard_rule_but_breaks_another_is_searched_further():
     assert row["feasible"]
     _, report = run_loop(task, proposer().draft(task, seed=0))
     assert report.feasible, [c.message for c in report.unmet_hard]
+
+
+def test_an_overlapping_repeat_moves_to_an_unused_stretch_of_its_clip():
+    from services.planner.proposers import moves as M
+    from services.planner.proposers.repair_rules import OPERATORS
+
+    rule = L.NoReuse(id="R", max_uses=2)  # a second use is fine; an overlapping one is not
+    task = make_task(POOL, tracks=[TRACK], ledger=[rule])
+    start = timeline(shot("a", 15, 75), shot("c", 15, 75), shot("a", 30, 90), music=MUSIC)
+    verifier = Verifier(task)
+    assert not verifier.verify(start).constraints[0].satisfied
+    search = proposer()
+    ops, label = next(iter(OPERATORS["no_reuse"](M.State(search.context(task), start), rule)))
+    assert label == "retrim"
+    fixed = apply_patch(task, start, ops)
+    assert [s.clip_id for s in fixed.shots] == ["a", "c", "a"]
+    assert fixed.shots[2].length == 60 and fixed.shots[2].source.start >= 75
+    assert verifier.verify(fixed).constraints[0].satisfied

@@ -84,6 +84,43 @@ def _replace_offenders(state: M.State, rule: L.Constraint) -> Iterator[Labelled]
             yield ops, "remove"
 
 
+def _no_reuse(state: M.State, rule: L.NoReuse) -> Iterator[Labelled]:
+    """Repeats whose range overlaps another use of the clip move to an unused stretch of it
+    (one patch for all that can); then the replacements every offender gets."""
+    bad = _offenders(state, rule)
+    ops: list[Op] = []
+    taken: dict[str, list[tuple[int, int]]] = {}
+    for i, shot in enumerate(state.shots):
+        if i not in bad:
+            taken.setdefault(shot.clip_id, []).append((shot.source.start, shot.source.end))
+    for i in bad:
+        shot = state.shots[i]
+        uses = taken.setdefault(shot.clip_id, [])
+        if len(uses) >= rule.max_uses:
+            continue  # used up: only a replacement helps
+        span = _free_span(state, i, uses)
+        if span is not None:
+            uses.append(span)
+            ops.append(Trim(i, FrameRange(*span)))
+    if ops:
+        yield tuple(ops), "retrim"
+    yield from _replace_offenders(state, rule)
+
+
+def _free_span(state: M.State, i: int, uses: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """Shot ``i``'s length of its clip, with its handles, overlapping none of ``uses``."""
+    shot = state.shots[i]
+    before, after = shot_handles(state.shots, i)
+    media = state.ctx.media(shot.clip_id)
+    cursor = 0
+    for start, end in [*sorted(uses), (media, media)]:
+        low = cursor + before
+        if start - after - low >= shot.length:
+            return low, low + shot.length
+        cursor = max(cursor, end)
+    return None
+
+
 def _hand_over(state: M.State, i: int, bad: list[int]) -> Iterator[Labelled]:
     """Shot ``i`` must go but does a job (opens the edit, covers a topic…) that another
     shot on the timeline could do: exchange the two, then replace the offender there."""
@@ -330,7 +367,7 @@ OPERATORS: dict[str, Callable[[M.State, L.Constraint], Iterator[Labelled]]] = {
     "must_include": _must_include,  # type: ignore[dict-item]
     "must_exclude": _replace_offenders,
     "orientation": _replace_offenders,
-    "no_reuse": _replace_offenders,
+    "no_reuse": _no_reuse,  # type: ignore[dict-item]
     "order": _order,  # type: ignore[dict-item]
     "transitions": _transitions,  # type: ignore[dict-item]
     "max_consecutive_tag": _runs,  # type: ignore[dict-item]
