@@ -14,6 +14,9 @@ uvicorn on localhost. Figures:
 - ``naive_draft_mean_ves`` / ``naive_repaired_mean_ves``: the loop in repair mode from a naive
   one-shot cut (:func:`~services.planner.proposers.simple_draft.simple_draft`: the most
   relevant clips, all cuts, no beat grid) instead of the search proposer's own draft.
+- ``relevance``: the backend ``search`` ranked clips with (``--relevance``; ``auto`` is MiniLM
+  when the ``relevance`` extra is installed, else TF-IDF). A MiniLM run's first plan includes
+  loading the model.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from clients.verifier import VerifierClient
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
 from services.planner.proposers.simple_draft import simple_draft
+from services.planner.relevance import backend
 from services.verifier.protocol import TaskIn
 from services.verifier.protocol.timeline import timeline_payload
 
@@ -59,7 +63,9 @@ def _simple_draft(task_json: dict[str, Any]) -> dict[str, Any]:
     return timeline_payload(simple_draft(task, seed=0))
 
 
-def run(tasks: Path, *, n: int, proposer: str = "search", seed: int = 0) -> dict[str, Any]:
+def run(
+    tasks: Path, *, n: int, proposer: str = "search", seed: int = 0, relevance: str = "auto"
+) -> dict[str, Any]:
     rows = _rows(tasks, n)
     per_task: list[dict[str, Any]] = []
     with (
@@ -68,7 +74,10 @@ def run(tasks: Path, *, n: int, proposer: str = "search", seed: int = 0) -> dict
         VerifierClient(url) as verifier,
     ):
         settings = PlannerSettings(
-            data_dir=Path(scratch), media_root=Path(scratch), log_level="WARNING"
+            data_dir=Path(scratch),
+            media_root=Path(scratch),
+            log_level="WARNING",
+            relevance=relevance,
         )
         with TestClient(build_app(settings, verifier=verifier)) as planner, Progress() as bar:
             progress = bar.add_task("planning", total=len(rows))
@@ -105,6 +114,7 @@ def run(tasks: Path, *, n: int, proposer: str = "search", seed: int = 0) -> dict
     return {
         "tasks": len(per_task),
         "proposer": proposer,
+        "relevance": backend(relevance),
         "mean_ves": round(mean_ves, 4),
         "oneshot_mean_ves": round(oneshot, 4),
         "loop_gain": round(mean_ves - oneshot, 4),
@@ -137,8 +147,11 @@ def cli(
     json_path: Path = typer.Option(Path("planner-bench.json"), "--json", help="Output file."),
     proposer: str = typer.Option("search", help="Proposer to benchmark."),
     seed: int = typer.Option(0, help="Planning seed."),
+    relevance: str = typer.Option(
+        "auto", help="auto, minilm or tfidf: how search ranks clips (REFINERY_RELEVANCE)."
+    ),
 ) -> None:
     """Run the planner's closed loop on EditBench tasks and write the figures as JSON."""
-    results = run(tasks, n=n, proposer=proposer, seed=seed)
+    results = run(tasks, n=n, proposer=proposer, seed=seed, relevance=relevance)
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

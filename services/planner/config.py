@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Literal
 
 from services.common.settings import CommonSettings
 
@@ -17,6 +18,9 @@ class PlannerSettings(CommonSettings):
     llm_model: str | None = None
     """Model name sent to that endpoint (``REFINERY_LLM_MODEL``)."""
     llm_api_key: str | None = None
+    relevance: Literal["auto", "minilm", "tfidf"] = "auto"
+    """How the ``search`` proposer ranks clips against the brief (``REFINERY_RELEVANCE``):
+    ``auto`` uses MiniLM when the ``relevance`` extra is installed, else TF-IDF."""
     media_root: Path = Path(".")
     """Media URIs resolve only inside this folder (``REFINERY_MEDIA_ROOT``)."""
     max_rounds_limit: int = 64

@@ -88,7 +88,7 @@ class ProposerRegistry:
         if name == "search":
             from services.planner.proposers.search import SearchProposer
 
-            return SearchProposer()
+            return SearchProposer(relevance_backend=self.settings.relevance)
         if name == "llm":
             return self._llm(param)
         if name.startswith("hf:"):

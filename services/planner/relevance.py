@@ -130,18 +130,22 @@ def _minilm_scores(brief_text: str, texts: dict[str, str]) -> dict[str, float] |
 
 
 def _embed(model: Any, texts: list[str]) -> list[Any]:
-    """Unit-length embeddings (numpy rows), cached per text for the life of the process."""
-    missing = [t for t in dict.fromkeys(texts) if t not in _embeddings]
+    """Unit-length embeddings (numpy rows), cached per text (the cache starts over when it
+    would pass :data:`_EMBEDDING_CACHE` entries)."""
+    with _lock:
+        known = {t: _embeddings[t] for t in texts if t in _embeddings}
+    missing = [t for t in dict.fromkeys(texts) if t not in known]
     if missing:
         encoded = model.encode(
             missing, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
+        fresh = dict(zip(missing, encoded, strict=True))
+        known.update(fresh)
         with _lock:
-            if len(_embeddings) + len(missing) > _EMBEDDING_CACHE:
+            if len(_embeddings) + len(fresh) > _EMBEDDING_CACHE:
                 _embeddings.clear()
-            for text, vector in zip(missing, encoded, strict=True):
-                _embeddings[text] = vector
-    return [_embeddings[t] for t in texts]
+            _embeddings.update(fresh)
+    return [known[t] for t in texts]
 
 
 def _load_model() -> Any:

