@@ -14,9 +14,9 @@ uvicorn on localhost. Figures:
 - ``naive_draft_mean_ves`` / ``naive_repaired_mean_ves``: the loop in repair mode from a naive
   one-shot cut (:func:`~services.planner.proposers.simple_draft.simple_draft`: the most
   relevant clips, all cuts, no beat grid) instead of the search proposer's own draft.
-- ``relevance``: the backend ``search`` ranked clips with (``--relevance``; ``auto`` is MiniLM
-  when the ``relevance`` extra is installed, else TF-IDF). A MiniLM run's first plan includes
-  loading the model.
+- ``relevance``: the backend ``search`` ranked clips with (``--relevance``, TF-IDF unless
+  asked, so the figures do not depend on which extras are installed; ``auto`` is MiniLM when
+  the ``relevance`` extra is). A MiniLM run's first plan includes loading the model.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _simple_draft(task_json: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(
-    tasks: Path, *, n: int, proposer: str = "search", seed: int = 0, relevance: str = "auto"
+    tasks: Path, *, n: int, proposer: str = "search", seed: int = 0, relevance: str = "tfidf"
 ) -> dict[str, Any]:
     rows = _rows(tasks, n)
     per_task: list[dict[str, Any]] = []
@@ -148,7 +148,7 @@ def cli(
     proposer: str = typer.Option("search", help="Proposer to benchmark."),
     seed: int = typer.Option(0, help="Planning seed."),
     relevance: str = typer.Option(
-        "auto", help="auto, minilm or tfidf: how search ranks clips (REFINERY_RELEVANCE)."
+        "tfidf", help="tfidf, minilm or auto: how search ranks clips (REFINERY_RELEVANCE)."
     ),
 ) -> None:
     """Run the planner's closed loop on EditBench tasks and write the figures as JSON."""

@@ -51,6 +51,9 @@ NOISY = "noisy"
 CORRUPT_SHARE = 0.5
 """Share of the search proposer's proposals the noisy teacher corrupts."""
 
+RELEVANCE = "tfidf"
+"""The teachers rank clips by TF-IDF whatever extras are installed, so the figures repeat."""
+
 
 def _jitter(op: P.Op, task: Task, rng: Random) -> P.Op:
     """``op`` with its source range (or its time field) moved by 0.2–1.0 s either way."""
@@ -101,7 +104,7 @@ class NoisyProposer:
     name = NOISY
 
     def __init__(self, *, share: float = CORRUPT_SHARE, inner: Proposer | None = None) -> None:
-        self.inner = inner or SearchProposer()
+        self.inner = inner or SearchProposer(relevance_backend=RELEVANCE)
         self.share = share
         self.stats = ProposerStats()
 
@@ -221,7 +224,9 @@ def planner_session(*, seed: int) -> Iterator[LoopRunner]:
         tempfile.TemporaryDirectory() as scratch,
         VerifierClient(url) as verifier,
     ):
-        settings = PlannerSettings(data_dir=Path(scratch), media_root=Path(scratch))
+        settings = PlannerSettings(
+            data_dir=Path(scratch), media_root=Path(scratch), relevance=RELEVANCE
+        )
         app = build_app(settings, verifier=verifier)
         app.state.registry = BenchRegistry(settings, app.state.engine)
         with TestClient(app) as client:
