@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from benchmarks.__main__ import app
 from benchmarks.editbench import generate
 from benchmarks.trainer_bench import QUICK, SEEDS, editbench_tasks
-from benchmarks.trainer_bench_loop import BenchRegistry, NoisyProposer, corrupt
+from benchmarks.trainer_bench_loop import RELEVANCE, BenchRegistry, NoisyProposer, corrupt
 from services.planner.proposers.search import SearchProposer
 from services.planner.proposers.simple_draft import simple_draft
 from services.verifier.protocol import TaskIn
@@ -29,7 +29,7 @@ def test_the_noisy_teacher_corrupts_a_share_of_the_search_proposals() -> None:
     task = _task()
     timeline = simple_draft(task, seed=0)
     report = Verifier(task).verify(timeline)
-    clean = SearchProposer().propose(task, timeline, report, n=8, seed=1)
+    clean = SearchProposer(relevance_backend=RELEVANCE).propose(task, timeline, report, n=8, seed=1)
     noisy = NoisyProposer(share=0.5).propose(task, timeline, report, n=8, seed=1)
     again = NoisyProposer(share=0.5).propose(task, timeline, report, n=8, seed=1)
     assert [p.ops for p in noisy] == [p.ops for p in again]  # seeded
@@ -46,7 +46,9 @@ def test_corrupt_always_changes_the_patch() -> None:
     timeline = simple_draft(task, seed=0)
     report = Verifier(task).verify(timeline)
     rng = Random(0)
-    for proposal in SearchProposer().propose(task, timeline, report, n=8, seed=2):
+    for proposal in SearchProposer(relevance_backend=RELEVANCE).propose(
+        task, timeline, report, n=8, seed=2
+    ):
         assert corrupt(proposal.ops, task, rng) != tuple(proposal.ops)
 
 
