@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterator,
+    Mapping,
+)
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
@@ -199,11 +208,14 @@ class SyncAPIClient(_BaseClient):
             return self._finish(call, response)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _lines(self, call: Call[Any]) -> Generator[Any, None, None]:
-        """Each JSON line of an NDJSON answer as it arrives (no retries: it may have side
-        effects); an error status raises as :meth:`_call` would."""
+    @contextmanager
+    def _stream(self, call: Call[Any], *, accept: str | None = None) -> Iterator[httpx.Response]:
+        """The answer to ``call`` opened as a stream (no retries: it may have side effects):
+        an error status raises as :meth:`_call` would, and so does a transport failure while
+        the body is read; the response is closed on the way out."""
         request = self._build_request(self._client, call)
-        request.headers["Accept"] = NDJSON
+        if accept is not None:
+            request.headers["Accept"] = accept
         try:
             response = self._client.send(request, stream=True)
         except httpx.TransportError as exc:
@@ -212,13 +224,18 @@ class SyncAPIClient(_BaseClient):
             if response.is_error:
                 response.read()
                 raise error_from_response(response)
-            for line in response.iter_lines():
-                if line.strip():
-                    yield orjson.loads(line)
+            yield response
         except httpx.TransportError as exc:
             raise self._transport_error(request, exc) from exc
         finally:
             response.close()
+
+    def _lines(self, call: Call[Any]) -> Generator[Any, None, None]:
+        """Each JSON line of an NDJSON answer as it arrives; see :meth:`_stream`."""
+        with self._stream(call, accept=NDJSON) as response:
+            for line in response.iter_lines():
+                if line.strip():
+                    yield orjson.loads(line)
 
     def close(self) -> None:
         """Close the connection pool (not an ``http_client`` that was passed in)."""
@@ -273,10 +290,14 @@ class AsyncAPIClient(_BaseClient):
             return self._finish(call, response)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _lines(self, call: Call[Any]) -> AsyncGenerator[Any, None]:
-        """Each JSON line of an NDJSON answer as it arrives; see ``SyncAPIClient._lines``."""
+    @asynccontextmanager
+    async def _stream(
+        self, call: Call[Any], *, accept: str | None = None
+    ) -> AsyncIterator[httpx.Response]:
+        """See ``SyncAPIClient._stream``."""
         request = self._build_request(self._client, call)
-        request.headers["Accept"] = NDJSON
+        if accept is not None:
+            request.headers["Accept"] = accept
         try:
             response = await self._client.send(request, stream=True)
         except httpx.TransportError as exc:
@@ -285,13 +306,18 @@ class AsyncAPIClient(_BaseClient):
             if response.is_error:
                 await response.aread()
                 raise error_from_response(response)
-            async for line in response.aiter_lines():
-                if line.strip():
-                    yield orjson.loads(line)
+            yield response
         except httpx.TransportError as exc:
             raise self._transport_error(request, exc) from exc
         finally:
             await response.aclose()
+
+    async def _lines(self, call: Call[Any]) -> AsyncGenerator[Any, None]:
+        """Each JSON line of an NDJSON answer as it arrives; see ``SyncAPIClient._stream``."""
+        async with self._stream(call, accept=NDJSON) as response:
+            async for line in response.aiter_lines():
+                if line.strip():
+                    yield orjson.loads(line)
 
     async def close(self) -> None:
         """Close the connection pool (not an ``http_client`` that was passed in)."""

@@ -28,7 +28,7 @@ from clients.base import (
     parse_model,
     poll_job,
 )
-from clients.errors import APITimeoutError, RefineryClientError, error_from_response
+from clients.errors import RefineryClientError
 from clients.planner import RecordsPage, _records
 from services.synth.protocol import (
     CatalogOut,
@@ -176,24 +176,12 @@ class SynthClient(SyncAPIClient):
 
     def stream_export(self, job_id: str, out: IO[bytes], *, format: Format = "trl") -> int:
         """Stream the JSONL export into ``out``; returns the bytes written."""
-        request = self._build_request(self._client, _Calls.export(job_id, format))
-        try:
-            response = self._client.send(request, stream=True)
-        except httpx.TransportError as exc:
-            raise self._transport_error(request, exc) from exc
-        try:
-            if response.is_error:
-                response.read()
-                raise error_from_response(response)
-            written = 0
+        written = 0
+        with self._stream(_Calls.export(job_id, format)) as response:
             for chunk in response.iter_bytes():
                 out.write(chunk)
                 written += len(chunk)
-            return written
-        except httpx.TimeoutException as exc:
-            raise APITimeoutError(request) from exc
-        finally:
-            response.close()
+        return written
 
     def records(self, *, after: int = 0, limit: int = 1000) -> RecordsPage:
         return self._call(_Calls.records(after, limit))
@@ -255,22 +243,12 @@ class AsyncSynthClient(AsyncAPIClient):
 
     async def stream_export(self, job_id: str, out: IO[bytes], *, format: Format = "trl") -> int:
         """Stream the JSONL export into ``out``; returns the bytes written."""
-        request = self._build_request(self._client, _Calls.export(job_id, format))
-        try:
-            response = await self._client.send(request, stream=True)
-        except httpx.TransportError as exc:
-            raise self._transport_error(request, exc) from exc
-        try:
-            if response.is_error:
-                await response.aread()
-                raise error_from_response(response)
-            written = 0
+        written = 0
+        async with self._stream(_Calls.export(job_id, format)) as response:
             async for chunk in response.aiter_bytes():
                 out.write(chunk)
                 written += len(chunk)
-            return written
-        finally:
-            await response.aclose()
+        return written
 
     async def records(self, *, after: int = 0, limit: int = 1000) -> RecordsPage:
         return await self._call(_Calls.records(after, limit))
