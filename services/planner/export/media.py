@@ -26,6 +26,7 @@ __all__ = [
     "SAMPLE_RATE",
     "ffmpeg_binary",
     "generate_example_media",
+    "has_ffprobe",
     "resolve_media",
     "run_ffmpeg",
     "video_encoder",
@@ -73,11 +74,36 @@ def resolve_media(
 
 
 def ffmpeg_binary(name: str = "ffmpeg") -> str:
-    """The path of ``ffmpeg`` (or ``ffprobe``); :class:`FfmpegUnavailable` when missing."""
+    """The path of ``ffmpeg`` (or ``ffprobe``); :class:`FfmpegUnavailable` when missing.
+
+    ``ffmpeg`` on the PATH wins; else the binary the ``imageio-ffmpeg`` wheel ships (the
+    planner extra installs it), so a fresh machine renders without a system ffmpeg.
+    ``ffprobe`` has no such fallback: callers that can measure with ``ffmpeg`` alone ask
+    :func:`has_ffprobe` first.
+    """
     found = shutil.which(name)
+    if found is None and name == "ffmpeg":
+        found = _bundled_ffmpeg()
     if found is None:
-        raise FfmpegUnavailable(f"{name} is not on the PATH: install ffmpeg")
+        hint = "install ffmpeg" if name == "ffprobe" else "pip install imageio-ffmpeg"
+        raise FfmpegUnavailable(f"{name} is not on the PATH: {hint}")
     return found
+
+
+def has_ffprobe() -> bool:
+    return shutil.which("ffprobe") is not None
+
+
+@functools.cache
+def _bundled_ffmpeg() -> str | None:
+    try:
+        import imageio_ffmpeg
+    except ImportError:
+        return None
+    try:
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except RuntimeError:  # the wheel carries no binary for this platform
+        return None
 
 
 @functools.cache
