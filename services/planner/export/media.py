@@ -30,6 +30,7 @@ __all__ = [
     "resolve_media",
     "run_ffmpeg",
     "video_encoder",
+    "write_media",
 ]
 
 SAMPLE_RATE = 44100
@@ -174,12 +175,12 @@ def generate_example_media(
             args = _clip_args(item, index, task.fps, size)
         else:
             args = _track_args(item, task.fps)
-        _write(path, args, timeout_s)
+        write_media(path, args, timeout_s=timeout_s)
         written.append(path)
     return written
 
 
-def _write(path: Path, args: list[str], timeout_s: float) -> None:
+def write_media(path: Path, args: list[str], *, timeout_s: float) -> None:
     """Encode to a hidden sibling, then rename: a killed run leaves no half file behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.stem}.partial{path.suffix}")
