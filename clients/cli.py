@@ -240,6 +240,9 @@ def _register_commands() -> None:
     from clients.cli_plan import plan
 
     app.command(help="Plan a task on the planner; show rounds, report and VES.")(plan)
+    from clients.cli_ingest import ingest
+
+    app.command(help="Analyse footage and music; with --brief, write a full task.")(ingest)
     from clients.cli_train import train_app
 
     app.add_typer(train_app, name="train")

@@ -108,9 +108,100 @@ def _render(client: PlannerClient, plan_id: str, out: Path, console: Console) ->
     console.print(f"rendered {out} ({job.result.get('duration_s', '?')} s)")
 
 
+def _task_from_media(
+    client: PlannerClient,
+    media: list[Path],
+    *,
+    music: list[Path],
+    brief: str | None,
+    media_root: Path,
+    make_media: bool,
+    console: Console,
+) -> dict[str, Any]:
+    """A ledger-less Task.1 from footage, music and a brief; the planner compiles the ledger."""
+    from clients.cli import _fail
+    from clients.cli_ingest import analyze
+
+    if not brief or not brief.strip():
+        raise _fail("--media needs --brief: one sentence saying what the cut should be")
+    if make_media:
+        _make_footage(media, console)
+    analysis = analyze(client, media, music, media_root=media_root, console=console)
+    name = media[0].resolve().name
+    return {
+        "schema": "Task.1",
+        "id": name if name.replace("-", "").replace("_", "").isalnum() else "footage",
+        "fps": 30,
+        "brief": {"text": brief},
+        "clips": analysis["clips"],
+        "music": analysis["music"],
+    }
+
+
+def _make_footage(media: list[Path], console: Console) -> None:
+    from services.planner.export.footage import find_spec, generate_footage
+
+    for folder in media:
+        spec = find_spec(folder if folder.is_dir() else folder.parent)
+        if spec is None:
+            continue
+        made = generate_footage(spec)
+        if made:
+            console.print(f"generated {len(made)} media files from {spec}")
+
+
+def _make_task_media(task_body: dict[str, Any], media_root: Path, console: Console) -> None:
+    from services.planner.export.media import generate_example_media
+    from services.verifier.protocol import TaskIn
+
+    made = generate_example_media(TaskIn.model_validate(task_body).to_task(), media_root)
+    if made:
+        console.print(f"generated {len(made)} media files under {media_root}")
+
+
+def _plan_live(
+    client: PlannerClient,
+    task_body: dict[str, Any],
+    timeline_body: dict[str, Any] | None,
+    proposer: str,
+    options: dict[str, Any],
+    console: Console,
+) -> PlanResponse:
+    """Plan with one live progress bar per branch."""
+    with Progress(*_ROUND_COLUMNS, console=console, transient=True) as progress:
+        display = _RoundDisplay(progress, options["max_rounds"])
+        return client.plan(
+            task_body, timeline=timeline_body, proposer=proposer, on_event=display, **options
+        )
+
+
+def _show(result: PlanResponse, console: Console) -> None:
+    compiled = getattr(result, "compiled", None)
+    if compiled is not None:
+        from clients.cli_ingest import print_compiled
+
+        data = compiled if isinstance(compiled, dict) else compiled.model_dump()
+        print_compiled({"task": {"ledger": data["ledger"]}, **data}, console)
+    console.print(_rounds(result))
+    if len(result.branches) > 1:
+        console.print(_branches(result))
+    render_report(result.report, console)
+    console.print(
+        f"plan {result.plan_id}: VES {result.ves:.3f} (draft "
+        f"{result.draft_ves:.3f}) in {result.elapsed_s:.2f} s"
+    )
+
+
 def plan(
-    task: Annotated[Path, typer.Argument(help="Task.1 JSON file.")],
+    task: Annotated[
+        Path | None, typer.Argument(help="Task.1 JSON file (or plan from --media).")
+    ] = None,
     timeline: Annotated[Path | None, typer.Option(help="Repair this Timeline.1 instead.")] = None,
+    media: Annotated[
+        list[Path] | None, typer.Option(help="Plan from this footage folder or file (repeat).")
+    ] = None,
+    music: Annotated[list[Path] | None, typer.Option(help="Music track(s) for --media.")] = None,
+    brief: Annotated[str | None, typer.Option(help="One sentence of brief, for --media.")] = None,
     proposer: Annotated[str, typer.Option(help="search, llm or hf:<checkpoint>.")] = "search",
     teacher: Annotated[list[str] | None, typer.Option(help="Extra branches (repeat).")] = None,
     max_rounds: Annotated[int, typer.Option(help="Repair rounds at most.")] = 8,
@@ -119,7 +210,7 @@ def plan(
     otio: Annotated[Path | None, typer.Option(help="Write the plan as .otio here.")] = None,
     render: Annotated[Path | None, typer.Option(help="Render the plan to this MP4.")] = None,
     make_media: Annotated[
-        bool, typer.Option(help="Generate missing example media (ffmpeg lavfi) first.")
+        bool, typer.Option(help="Generate missing example media (ffmpeg) first.")
     ] = False,
     media_root: Annotated[
         Path, typer.Option(envvar="REFINERY_MEDIA_ROOT", help="Where media URIs resolve.")
@@ -129,40 +220,28 @@ def plan(
         str | None, typer.Option(envvar="REFINERY_API_KEY", show_default=False)
     ] = None,
 ) -> None:
-    """Plan TASK on the planner service; exit 0 if feasible, 1 if not, 2 on errors."""
-    from clients.cli import _read_json, service_errors
+    """Plan TASK (or --media with --brief) on the planner; exit 0 if feasible, 1 if not, 2 on
+    errors."""
+    from clients.cli import _fail, _read_json, service_errors
 
+    if (task is None) == (not media):
+        raise _fail("give either a TASK file or --media (with --music and --brief)")
     console = Console(highlight=False)
-    task_body = _read_json(task)
+    task_body = _read_json(task) if task is not None else None
     timeline_body = _read_json(timeline) if timeline is not None else None
-    if make_media:
-        from services.planner.export.media import generate_example_media
-        from services.verifier.protocol import TaskIn
-
-        made = generate_example_media(TaskIn.model_validate(task_body).to_task(), media_root)
-        if made:
-            console.print(f"generated {len(made)} media files under {media_root}")
+    if make_media and task_body is not None:
+        _make_task_media(task_body, media_root, console)
     client = PlannerClient(url, api_key=api_key)
     with service_errors("planner", client.base_url), client:
-        with Progress(*_ROUND_COLUMNS, console=console, transient=True) as progress:
-            result = client.plan(
-                task_body,
-                timeline=timeline_body,
-                proposer=proposer,
-                on_event=_RoundDisplay(progress, max_rounds),
-                teachers=teacher or [],
-                max_rounds=max_rounds,
-                candidates=candidates,
-                seed=seed,
-            )
-        console.print(_rounds(result))
-        if len(result.branches) > 1:
-            console.print(_branches(result))
-        render_report(result.report, console)
-        console.print(
-            f"plan {result.plan_id}: VES {result.ves:.3f} (draft "
-            f"{result.draft_ves:.3f}) in {result.elapsed_s:.2f} s"
-        )
+        if task_body is None:
+            task_body = _task_from_media(
+                client, media or [], music=music or [], brief=brief, media_root=media_root,
+                make_media=make_media, console=console,
+            )  # fmt: skip
+        options = {"teachers": teacher or [], "max_rounds": max_rounds,
+                   "candidates": candidates, "seed": seed}  # fmt: skip
+        result = _plan_live(client, task_body, timeline_body, proposer, options, console)
+        _show(result, console)
         if otio is not None:
             otio.write_bytes(client.otio(result.plan_id))
             console.print(f"wrote {otio}")

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import aclosing, closing
 from dataclasses import dataclass
 from typing import Any
@@ -132,6 +132,14 @@ class _Calls:
         return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}/output", _bytes)
 
     @staticmethod
+    def analyze_media(body: dict[str, Any]) -> Call[JobOut]:
+        return Call("POST", "/v1/media:analyze", parse_model(JobOut), body)
+
+    @staticmethod
+    def job_json(job_id: str) -> Call[dict[str, Any]]:
+        return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}/output", _json_object)
+
+    @staticmethod
     def proposers() -> Call[list[ProposerOut]]:
         return Call("GET", "/v1/proposers", _proposers)
 
@@ -151,6 +159,12 @@ class _Calls:
 
 def _options(proposer: str, options: Mapping[str, Any]) -> dict[str, Any]:
     return {"proposer": proposer, **options}
+
+
+def _analyze_body(
+    paths: list[str], music: list[str], *, split_shots: bool, captions: str
+) -> dict[str, Any]:
+    return {"paths": paths, "music": music, "split_shots": split_shots, "captions": captions}
 
 
 class PlannerClient(SyncAPIClient):
@@ -203,6 +217,22 @@ class PlannerClient(SyncAPIClient):
 
     def job_output(self, job_id: str) -> bytes:
         return self._call(_Calls.job_output(job_id))
+
+    def analyze_media(
+        self,
+        paths: Sequence[str],
+        *,
+        music: Sequence[str] = (),
+        split_shots: bool = True,
+        captions: str = "auto",
+    ) -> JobOut:
+        """Queue ``POST /v1/media:analyze``: paths and music files under the media root."""
+        body = _analyze_body(list(paths), list(music), split_shots=split_shots, captions=captions)
+        return self._call(_Calls.analyze_media(body))
+
+    def job_json(self, job_id: str) -> dict[str, Any]:
+        """A finished job's JSON output (a media analysis: ``{clips, music, errors}``)."""
+        return self._call(_Calls.job_json(job_id))
 
     def proposers(self) -> list[ProposerOut]:
         return self._call(_Calls.proposers())
@@ -266,6 +296,20 @@ class AsyncPlannerClient(AsyncAPIClient):
 
     async def job_output(self, job_id: str) -> bytes:
         return await self._call(_Calls.job_output(job_id))
+
+    async def analyze_media(
+        self,
+        paths: Sequence[str],
+        *,
+        music: Sequence[str] = (),
+        split_shots: bool = True,
+        captions: str = "auto",
+    ) -> JobOut:
+        body = _analyze_body(list(paths), list(music), split_shots=split_shots, captions=captions)
+        return await self._call(_Calls.analyze_media(body))
+
+    async def job_json(self, job_id: str) -> dict[str, Any]:
+        return await self._call(_Calls.job_json(job_id))
 
     async def proposers(self) -> list[ProposerOut]:
         return await self._call(_Calls.proposers())

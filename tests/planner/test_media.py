@@ -12,11 +12,13 @@ import pytest
 
 from services.common.errors import RefineryError
 from services.planner.export import (
+    FfmpegUnavailable,
     MediaNotFound,
     MediaOutsideRoot,
     generate_example_media,
     resolve_media,
 )
+from services.planner.export.media import ffmpeg_binary
 from services.verifier.task import Clip, Orientation, Task
 from tests.planner.export_factories import SIZE, small_task
 
@@ -139,3 +141,14 @@ def test_a_bad_uri_refuses_the_whole_batch_before_writing(tmp_path: Path):
         generate_example_media(task, tmp_path)
     assert caught.value.param == "clips[2].uri"
     assert not (tmp_path / "media").exists()
+
+
+def test_ffmpeg_comes_from_the_wheel_when_the_path_has_none(monkeypatch):
+    pytest.importorskip("imageio_ffmpeg")
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    found = ffmpeg_binary()
+    assert "imageio_ffmpeg" in found
+    version = subprocess.run([found, "-version"], capture_output=True, text=True, check=True)
+    assert version.stdout.startswith("ffmpeg version")
+    with pytest.raises(FfmpegUnavailable, match="ffprobe"):
+        ffmpeg_binary("ffprobe")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from services.planner.export import (
     generate_example_media,
     render,
 )
-from services.planner.export.render import default_size, probe
+from services.planner.export.render import default_size, probe, probe_with_ffmpeg
 from services.verifier.task import Clip, Task
 from services.verifier.timeline import FrameRange, Shot, Timeline, Transition, TransitionType
 from tests.planner.export_factories import SIZE, small_task, three_shots
@@ -228,3 +229,25 @@ def test_ffmpeg_failure_is_a_typed_error_with_its_stderr(tmp_path: Path):
 )
 def test_default_size_follows_the_brief_aspect(aspect: str, size: tuple[int, int]):
     assert default_size(aspect) == size
+
+
+def test_ffmpeg_alone_measures_what_ffprobe_measures(case, tmp_path: Path):
+    task, timeline, root = case
+    result = render(task, timeline, root, tmp_path / "reel.mp4", size=SIZE)
+    video, audio = probe(result.path)
+    bare_video, bare_audio = probe_with_ffmpeg(result.path)
+    for key in ("codec_name", "width", "height", "r_frame_rate", "nb_frames"):
+        assert str(bare_video[key]) == str(video[key]), key
+    assert float(bare_video["duration"]) == pytest.approx(float(video["duration"]), abs=1e-3)
+    assert bare_audio["codec_name"] == audio["codec_name"]
+    assert float(bare_audio["duration"]) == pytest.approx(float(audio["duration"]), abs=0.05)
+
+
+def test_render_measures_with_ffmpeg_alone_when_ffprobe_is_missing(
+    case, tmp_path: Path, monkeypatch
+):
+    task, timeline, root = case
+    monkeypatch.setattr(sys.modules[probe.__module__], "has_ffprobe", lambda: False)
+    result = render(task, timeline, root, tmp_path / "reel.mp4", size=SIZE)
+    assert result.frames == timeline.length
+    assert result.audio_duration_s == pytest.approx(result.expected_s, abs=0.05)

@@ -26,9 +26,11 @@ __all__ = [
     "SAMPLE_RATE",
     "ffmpeg_binary",
     "generate_example_media",
+    "has_ffprobe",
     "resolve_media",
     "run_ffmpeg",
     "video_encoder",
+    "write_media",
 ]
 
 SAMPLE_RATE = 44100
@@ -73,11 +75,36 @@ def resolve_media(
 
 
 def ffmpeg_binary(name: str = "ffmpeg") -> str:
-    """The path of ``ffmpeg`` (or ``ffprobe``); :class:`FfmpegUnavailable` when missing."""
+    """The path of ``ffmpeg`` (or ``ffprobe``); :class:`FfmpegUnavailable` when missing.
+
+    ``ffmpeg`` on the PATH wins; else the binary the ``imageio-ffmpeg`` wheel ships (the
+    planner extra installs it), so a fresh machine renders without a system ffmpeg.
+    ``ffprobe`` has no such fallback: callers that can measure with ``ffmpeg`` alone ask
+    :func:`has_ffprobe` first.
+    """
     found = shutil.which(name)
+    if found is None and name == "ffmpeg":
+        found = _bundled_ffmpeg()
     if found is None:
-        raise FfmpegUnavailable(f"{name} is not on the PATH: install ffmpeg")
+        hint = "install ffmpeg" if name == "ffprobe" else "pip install imageio-ffmpeg"
+        raise FfmpegUnavailable(f"{name} is not on the PATH: {hint}")
     return found
+
+
+def has_ffprobe() -> bool:
+    return shutil.which("ffprobe") is not None
+
+
+@functools.cache
+def _bundled_ffmpeg() -> str | None:
+    try:
+        import imageio_ffmpeg
+    except ImportError:
+        return None
+    try:
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except RuntimeError:  # the wheel carries no binary for this platform
+        return None
 
 
 @functools.cache
@@ -148,12 +175,12 @@ def generate_example_media(
             args = _clip_args(item, index, task.fps, size)
         else:
             args = _track_args(item, task.fps)
-        _write(path, args, timeout_s)
+        write_media(path, args, timeout_s=timeout_s)
         written.append(path)
     return written
 
 
-def _write(path: Path, args: list[str], timeout_s: float) -> None:
+def write_media(path: Path, args: list[str], *, timeout_s: float) -> None:
     """Encode to a hidden sibling, then rename: a killed run leaves no half file behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.stem}.partial{path.suffix}")

@@ -11,6 +11,7 @@ offset is ``cut − d // 2`` (the cut's timeline frame), so the video lasts exac
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from services.planner.export.media import (
     SAMPLE_RATE,
     encoder_args,
     ffmpeg_binary,
+    has_ffprobe,
     resolve_media,
     run_ffmpeg,
 )
@@ -253,7 +255,13 @@ def render(
 
 
 def probe(path: Path) -> tuple[dict | None, dict | None]:
-    """ffprobe's first video and first audio stream of ``path`` (``None`` where absent)."""
+    """ffprobe's first video and first audio stream of ``path`` (``None`` where absent).
+
+    Without ``ffprobe`` (a machine with only the wheel's ffmpeg), ffmpeg measures the same
+    keys by reading the streams through once (:func:`probe_with_ffmpeg`).
+    """
+    if not has_ffprobe():
+        return probe_with_ffmpeg(path)
     done = subprocess.run(
         [ffmpeg_binary("ffprobe"), "-v", "error", "-show_entries",
          "stream=codec_type,codec_name,duration,nb_frames,width,height,r_frame_rate",
@@ -266,3 +274,50 @@ def probe(path: Path) -> tuple[dict | None, dict | None]:
     video = next((s for s in streams if s.get("codec_type") == "video"), None)
     audio = next((s for s in streams if s.get("codec_type") == "audio"), None)
     return video, audio
+
+
+_VIDEO_LINE = re.compile(
+    r"Stream #0:\d+.*?: Video: (\w+).*?, (\d+)x(\d+)(?:[ ,].*?)?, ([\d.]+) fps"
+)
+_AUDIO_LINE = re.compile(r"Stream #0:\d+.*?: Audio: (\w+)")
+_STATS = re.compile(r"frame=\s*(\d+).*?time=(\d+):(\d+):([\d.]+)")
+_TIME = re.compile(r"time=(\d+):(\d+):([\d.]+)")
+
+
+def probe_with_ffmpeg(path: Path) -> tuple[dict | None, dict | None]:
+    """ffprobe's keys for the first video and audio stream, measured with ffmpeg alone.
+
+    The video stream is copied to the null muxer (its packet count is its frame count,
+    its length frames / fps); the audio stream is decoded to the null muxer, whose last
+    time stamp is its length.
+    """
+    header = _ffmpeg_null(path, "0:v:0?", copy=True)
+    video: dict | None = None
+    if (match := _VIDEO_LINE.search(header)) is not None:
+        stats = _STATS.findall(header)
+        frames = int(stats[-1][0]) if stats else 0
+        rate = Fraction(match.group(4)).limit_denominator(1001)
+        video = {
+            "codec_type": "video", "codec_name": match.group(1),
+            "width": int(match.group(2)), "height": int(match.group(3)),
+            "r_frame_rate": f"{rate.numerator}/{rate.denominator}",
+            "nb_frames": str(frames), "duration": f"{float(frames / rate):.6f}",
+        }  # fmt: skip
+    audio: dict | None = None
+    if (match := _AUDIO_LINE.search(header)) is not None:
+        times = _TIME.findall(_ffmpeg_null(path, "0:a:0", copy=False))
+        hours, minutes, seconds = times[-1] if times else ("0", "0", "0")
+        length = int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+        audio = {"codec_type": "audio", "codec_name": match.group(1), "duration": f"{length:.6f}"}
+    return video, audio
+
+
+def _ffmpeg_null(path: Path, stream: str, *, copy: bool) -> str:
+    argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-i", str(path), "-map", stream]
+    argv += ["-c", "copy"] if copy else []
+    done = subprocess.run(
+        [*argv, "-f", "null", "-"], capture_output=True, text=True, timeout=60, check=False
+    )
+    if done.returncode != 0:
+        raise RenderFailed(f"ffmpeg could not read {path}", stderr=done.stderr[-2000:])
+    return done.stderr
