@@ -9,13 +9,16 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from services.common.body import parse_object, validate
 from services.common.errors import ConflictError, NotFoundError
-from services.common.protocol import JobOut
+from services.common.protocol import JobOut, error_responses
 from services.planner import records, service
+from services.planner.config import PlannerSettings
 from services.planner.events import NDJSON, plan_events
 from services.planner.export.media import resolve_media
 from services.planner.export.otio import otio_bytes
 from services.planner.protocol import PlanRequest, PlanResponse, ProposerOut, RegisterProposer
+from services.planner.registry import ProposerRegistry
 from services.planner.rendering import RENDER_KIND, output_path
 from services.verifier.protocol import TaskIn, TimelineIn
 
@@ -25,16 +28,28 @@ router = APIRouter(prefix="/v1", tags=["planner"])
 @router.post(
     "/plan",
     response_model=PlanResponse,
-    responses={200: {"content": {NDJSON: {}}, "description": "With `Accept: " + NDJSON + "`"}},
+    responses={
+        200: {"content": {NDJSON: {}}, "description": "With `Accept: " + NDJSON + "`"},
+        **error_responses(413, 422, 503),
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": PlanRequest.model_json_schema(by_alias=True)}
+            },
+        }
+    },
 )
-async def plan(body: PlanRequest, request: Request) -> PlanResponse | StreamingResponse:
+async def plan(request: Request) -> PlanResponse | StreamingResponse:
     """Draft, then repair in a closed loop until the verifier accepts; record every candidate.
 
     With ``Accept: application/x-ndjson`` the answer streams each branch's draft and rounds
     as they end, then the plan (see :mod:`services.planner.events`).
     """
     state = request.app.state
-    prepared = await run_in_threadpool(service.prepare, body, state.registry)
+    raw = await request.body()
+    prepared = await run_in_threadpool(_prepare, raw, state.settings, state.registry)
     if NDJSON in request.headers.get("accept", ""):
         events = plan_events(prepared, verifier=state.verifier, engine=state.engine)
         return StreamingResponse(events, media_type=NDJSON)
@@ -86,6 +101,15 @@ async def read_records(
             yield orjson.dumps(row.wire()) + b"\n"
 
     return StreamingResponse(lines(), media_type=NDJSON, headers={"X-Next-Cursor": str(cursor)})
+
+
+def _prepare(
+    raw: bytes, settings: PlannerSettings, registry: ProposerRegistry
+) -> service.PreparedPlan:
+    """Parse the body, refuse lists past the caps before validating anything, prepare."""
+    data = parse_object(raw)
+    settings.limits().check_request(data)
+    return service.prepare(validate(PlanRequest, data), registry)
 
 
 def _plan_row(request: Request, plan_id: str) -> records.PlanRow:

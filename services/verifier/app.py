@@ -19,7 +19,7 @@ def build_app(settings: VerifierSettings | None = None) -> FastAPI:
         routers=[router],
         settings_dependency=get_settings,
     )
-    app.state.task_cache = TaskCache(settings.task_cache_size)
+    app.state.task_cache = TaskCache(settings.task_cache_size, settings.task_cache_bytes)
     return app
 
 

@@ -1,0 +1,82 @@
+"""Size caps on a request, checked on the parsed JSON before anything is compiled.
+
+A list past its cap is refused at once (a 422 naming the field and the cap), so a task of
+100,000 clips costs one ``len`` rather than a model validation. Lists that are not lists
+are left to the models, which say what they expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from services.verifier.errors import VerifierError
+
+
+class LimitExceeded(VerifierError):
+    """A list in the request is longer than this service accepts."""
+
+    code = "limit_exceeded"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The caps, each with the setting that changes it."""
+
+    shots: int = 2_000
+    clips: int = 5_000
+    music: int = 64
+    ledger: int = 256
+    beats: int = 20_000
+    ops: int = 256
+    patches: int = 256
+
+    def check_task(self, task: Any, loc: str = "task") -> None:
+        if not isinstance(task, dict):
+            return
+        self._cap(task.get("clips"), f"{loc}.clips", self.clips, "MAX_CLIPS")
+        self._cap(task.get("music"), f"{loc}.music", self.music, "MAX_MUSIC_TRACKS")
+        self._cap(task.get("ledger"), f"{loc}.ledger", self.ledger, "MAX_LEDGER")
+        music = task.get("music")
+        if isinstance(music, list):
+            for index, track in enumerate(music):
+                if isinstance(track, dict):
+                    for name in ("beats_s", "downbeats_s"):
+                        param = f"{loc}.music[{index}].{name}"
+                        self._cap(track.get(name), param, self.beats, "MAX_BEATS")
+
+    def check_timeline(self, timeline: Any, loc: str = "timeline") -> None:
+        if isinstance(timeline, dict):
+            self._cap(timeline.get("shots"), f"{loc}.shots", self.shots, "MAX_SHOTS")
+
+    def check_patch(self, patch: Any, loc: str = "patch") -> None:
+        if isinstance(patch, dict):
+            self._cap(patch.get("ops"), f"{loc}.ops", self.ops, "MAX_PATCH_OPS")
+
+    def check_patches(self, patches: Any, loc: str = "patches") -> None:
+        self._cap(patches, loc, self.patches, "MAX_BATCH_PATCHES", code="too_many_patches")
+        if isinstance(patches, list):
+            for index, patch in enumerate(patches):
+                self.check_patch(patch, f"{loc}[{index}]")
+
+    def check_request(self, data: dict[str, Any]) -> None:
+        """Every capped list of a verify, apply, batch or plan body."""
+        self.check_task(data.get("task"))
+        self.check_timeline(data.get("timeline"))
+        if "patch" in data:
+            self.check_patch(data["patch"])
+        if "patches" in data:
+            self.check_patches(data["patches"])
+
+    @staticmethod
+    def _cap(
+        items: Any, param: str, cap: int, setting: str, *, code: str | None = None
+    ) -> None:
+        if isinstance(items, list) and len(items) > cap:
+            raise LimitExceeded(
+                f"{param} has {len(items)} items; this service accepts at most {cap} "
+                f"(REFINERY_{setting}): split the work or raise the setting",
+                param=param,
+                code=code,
+                context={"limit": cap, "count": len(items)},
+            )
