@@ -19,7 +19,7 @@ MAX_COUNT = 100_000
 MAX_WEIGHT = 1_000.0
 MAX_TOLERANCE_S = 10.0
 """The widest beat or downbeat tolerance: wider ones mean nothing against any beat grid."""
-MAX_ITEMS = 10_000
+MAX_ITEMS = 100_000
 """The hard ceiling of a list on the wire; the services' own caps (settings) are lower."""
 MAX_SMALL_ITEMS = 64
 """The ceiling of a short list: tags of a clip, coverage topics, allowed transition types."""
