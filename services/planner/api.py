@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from services.common.body import parse_object, validate
 from services.common.errors import ConflictError, NotFoundError
+from services.common.openapi import request_body
 from services.common.protocol import JobOut, error_responses
 from services.planner import records, service
 from services.planner.config import PlannerSettings
@@ -32,14 +33,7 @@ router = APIRouter(prefix="/v1", tags=["planner"])
         200: {"content": {NDJSON: {}}, "description": "With `Accept: " + NDJSON + "`"},
         **error_responses(413, 422, 503),
     },
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {"schema": PlanRequest.model_json_schema(by_alias=True)}
-            },
-        }
-    },
+    openapi_extra=request_body(PlanRequest),
 )
 async def plan(request: Request) -> PlanResponse | StreamingResponse:
     """Draft, then repair in a closed loop until the verifier accepts; record every candidate.
@@ -58,14 +52,14 @@ async def plan(request: Request) -> PlanResponse | StreamingResponse:
     )
 
 
-@router.get("/plans/{plan_id}", response_model=PlanResponse)
+@router.get("/plans/{plan_id}", response_model=PlanResponse, responses=error_responses(404))
 async def get_plan(plan_id: str, request: Request) -> dict:
     """A stored plan, as POST /v1/plan answered it."""
     row = await run_in_threadpool(_plan_row, request, plan_id)
     return row.result
 
 
-@router.get("/plans/{plan_id}/task")
+@router.get("/plans/{plan_id}/task", responses=error_responses(404))
 async def get_plan_task(plan_id: str, request: Request) -> dict:
     """The Task.1 the plan was made for (scored records carry only its ``task_id``)."""
     row = await run_in_threadpool(_plan_row, request, plan_id)
@@ -78,13 +72,18 @@ async def list_proposers(request: Request) -> list[ProposerOut]:
     return await run_in_threadpool(request.app.state.registry.list)
 
 
-@router.post("/proposers", response_model=ProposerOut, status_code=201)
+@router.post(
+    "/proposers",
+    response_model=ProposerOut,
+    status_code=201,
+    responses=error_responses(400, 413, 422),
+)
 async def register_proposer(body: RegisterProposer, request: Request) -> ProposerOut:
     """Register a local checkpoint folder as proposer ``hf:<id>``."""
     return await run_in_threadpool(request.app.state.registry.register, body.id, body.path)
 
 
-@router.get("/records")
+@router.get("/records", responses=error_responses(422))
 async def read_records(
     request: Request,
     after: int = Query(0, ge=0, description="cursor: the last record_id already read"),
@@ -119,7 +118,7 @@ def _plan_row(request: Request, plan_id: str) -> records.PlanRow:
     return row
 
 
-@router.get("/plans/{plan_id}/otio")
+@router.get("/plans/{plan_id}/otio", responses=error_responses(404))
 async def get_otio(plan_id: str, request: Request) -> Response:
     """The plan as an OpenTimelineIO document (video, music, beat markers)."""
     row = await run_in_threadpool(_plan_row, request, plan_id)
@@ -130,7 +129,12 @@ async def get_otio(plan_id: str, request: Request) -> Response:
     return Response(body, media_type="application/json", headers=headers)
 
 
-@router.post("/plans/{plan_id}/render", response_model=JobOut, status_code=202)
+@router.post(
+    "/plans/{plan_id}/render",
+    response_model=JobOut,
+    status_code=202,
+    responses=error_responses(404, 422),
+)
 async def start_render(plan_id: str, request: Request) -> JobOut:
     """Queue a render of the plan to MP4; poll ``GET /v1/jobs/{id}``."""
     row = await run_in_threadpool(_plan_row, request, plan_id)
@@ -143,7 +147,7 @@ async def start_render(plan_id: str, request: Request) -> JobOut:
     return JobOut.from_job(job)
 
 
-@router.get("/jobs/{job_id}", response_model=JobOut)
+@router.get("/jobs/{job_id}", response_model=JobOut, responses=error_responses(404))
 async def get_job(job_id: str, request: Request) -> JobOut:
     """A render job: status, progress, result (duration, frames, bytes) or error."""
     job = await run_in_threadpool(request.app.state.jobs.get, job_id)
@@ -152,7 +156,7 @@ async def get_job(job_id: str, request: Request) -> JobOut:
     return JobOut.from_job(job)
 
 
-@router.get("/jobs/{job_id}/output")
+@router.get("/jobs/{job_id}/output", responses=error_responses(404, 409))
 async def job_output(job_id: str, request: Request) -> FileResponse:
     """The rendered MP4 once the job has succeeded (409 before)."""
     job = await run_in_threadpool(request.app.state.jobs.get, job_id)

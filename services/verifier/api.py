@@ -21,6 +21,7 @@ from starlette.concurrency import run_in_threadpool
 
 from services.common.body import parse_object, validate
 from services.common.errors import NotFoundError
+from services.common.openapi import request_body
 from services.common.protocol import error_responses
 from services.verifier import service
 from services.verifier.compiled import TaskCache
@@ -46,17 +47,8 @@ router = APIRouter(prefix="/v1", tags=["verifier"])
 Body = TypeVar("Body", bound=BaseModel)
 
 JSON = "application/json"
+BODIES = (VerifyRequest, ApplyRequest, BatchRequest)
 SCHEMAS = {"task": TaskIn, "timeline": TimelineIn, "patch": PatchIn, "report": ReportOut}
-
-
-def _documented(model: type[BaseModel]) -> dict[str, Any]:
-    """OpenAPI for a body the route reads by hand."""
-    return {
-        "requestBody": {
-            "required": True,
-            "content": {"application/json": {"schema": model.model_json_schema(by_alias=True)}},
-        }
-    }
 
 
 def _serve(
@@ -97,7 +89,7 @@ ERRORS = error_responses(413, 422)
     "/verify",
     response_model=ReportOut,
     responses=ERRORS,
-    openapi_extra=_documented(VerifyRequest),
+    openapi_extra=request_body(VerifyRequest),
 )
 async def verify(request: Request, settings: VerifierSettings = Depends(get_settings)) -> Response:
     """Judge a timeline against its task: executability, every ledger constraint, VES."""
@@ -108,7 +100,7 @@ async def verify(request: Request, settings: VerifierSettings = Depends(get_sett
     "/apply",
     response_model=ApplyResponse,
     responses=ERRORS,
-    openapi_extra=_documented(ApplyRequest),
+    openapi_extra=request_body(ApplyRequest),
 )
 async def apply(request: Request, settings: VerifierSettings = Depends(get_settings)) -> Response:
     """Apply a patch atomically and verify the result; a rejected op is a 422 naming it."""
@@ -119,7 +111,7 @@ async def apply(request: Request, settings: VerifierSettings = Depends(get_setti
     "/verify:batch",
     response_model=BatchResponse,
     responses=ERRORS,
-    openapi_extra=_documented(BatchRequest),
+    openapi_extra=request_body(BatchRequest),
 )
 async def verify_batch(
     request: Request, settings: VerifierSettings = Depends(get_settings)
