@@ -26,6 +26,9 @@ class TaskLimitSettings(CommonSettings):
     """Ops in one patch (``REFINERY_MAX_PATCH_OPS``)."""
     max_batch_patches: int = 256
     """Most patches one ``/v1/verify:batch`` call may carry (``REFINERY_MAX_BATCH_PATCHES``)."""
+    max_shot_work: int = 65_536
+    """Timeline shots × (patches + ops) one apply or batch call may cost
+    (``REFINERY_MAX_SHOT_WORK``): 2,000 shots allow 32 patches and ops, 30 shots 2,184."""
 
     def limits(self) -> Limits:
         return Limits(
@@ -36,6 +39,7 @@ class TaskLimitSettings(CommonSettings):
             beats=self.max_beats,
             ops=self.max_patch_ops,
             patches=self.max_batch_patches,
+            work=self.max_shot_work,
         )
 
 

@@ -30,6 +30,9 @@ class Limits:
     beats: int = 20_000
     ops: int = 256
     patches: int = 256
+    work: int = 65_536
+    """Timeline shots × (patches + ops): each op rewrites the timeline, each patch's result
+    is verified whole, so this bounds one apply or batch call's work (and its answer)."""
 
     def check_task(self, task: Any, loc: str = "task") -> None:
         if not isinstance(task, dict):
@@ -67,6 +70,27 @@ class Limits:
             self.check_patch(data["patch"])
         if "patches" in data:
             self.check_patches(data["patches"])
+        self.check_work(data)
+
+    def check_work(self, data: dict[str, Any]) -> None:
+        """Shots × (patches + ops) of an apply or batch body within :attr:`work`."""
+        timeline = data.get("timeline")
+        shots = timeline.get("shots") if isinstance(timeline, dict) else None
+        patches = data.get("patches")
+        if not isinstance(patches, list):
+            patches = [data["patch"]] if "patch" in data else []
+        ops = [p.get("ops") if isinstance(p, dict) else None for p in patches]
+        steps = len(patches) + sum(len(o) for o in ops if isinstance(o, list))
+        if not isinstance(shots, list) or not steps or len(shots) * steps <= self.work:
+            return
+        param = "patches" if "patches" in data else "patch.ops"
+        raise LimitExceeded(
+            f"{len(shots)} shots × {steps} patches and ops is {len(shots) * steps} steps; "
+            f"one call may take at most {self.work} (REFINERY_MAX_SHOT_WORK): send fewer "
+            "patches per call",
+            param=param,
+            context={"limit": self.work, "count": len(shots) * steps},
+        )
 
     @staticmethod
     def _cap(

@@ -164,3 +164,26 @@ def test_a_wide_tolerance_on_a_dense_grid_is_judged_without_listing_frames(surf)
     report = client.post("/v1/verify", json={"task": task, "timeline": timeline}).json()
     rule = next(c for c in report["constraints"] if c["kind"] == "beat_alignment")
     assert rule["satisfied"] and report["components"]["rubric"]["beats"] == 1.0
+
+
+def test_a_batch_whose_work_passes_the_cap_is_refused(surf) -> None:
+    task, timeline = copy.deepcopy(surf)
+    shots = len(timeline["shots"])
+    client = TestClient(build_app(VerifierSettings(max_shot_work=shots * 4)))
+    fits = {"task": task, "timeline": timeline, "patches": [SWAP, SWAP]}  # 2 patches + 2 ops
+    assert client.post("/v1/verify:batch", json=fits).status_code == 200
+    body = {**fits, "patches": [SWAP, SWAP, SWAP]}
+    error = _error(client.post("/v1/verify:batch", json=body))
+    assert error["code"] == "limit_exceeded" and error["param"] == "patches"
+    assert error["count"] == shots * 6 and "REFINERY_MAX_SHOT_WORK" in error["message"]
+
+
+def test_an_apply_whose_ops_pass_the_work_cap_is_refused(surf) -> None:
+    task, timeline = copy.deepcopy(surf)
+    shots = len(timeline["shots"])
+    client = TestClient(build_app(VerifierSettings(max_shot_work=shots * 3)))
+    patch = {"ops": [SWAP["ops"][0]] * 3}
+    error = _error(
+        client.post("/v1/apply", json={"task": task, "timeline": timeline, "patch": patch})
+    )
+    assert error["param"] == "patch.ops" and error["limit"] == shots * 3
