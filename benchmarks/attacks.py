@@ -63,6 +63,17 @@ def many_clips(n: int, *, plan: bool = False) -> bytes:
     return orjson.dumps({"task": task, "timeline": timeline})
 
 
+def full_batch(shots: int, patches: int) -> bytes:
+    """``/v1/verify:batch``: ``patches`` one-op patches on ``shots`` shots (work at the cap)."""
+    task, timeline = surf()
+    clips = [clip["id"] for clip in task["clips"]]
+    timeline["shots"] = [
+        {"clip_id": clips[i % len(clips)], "in_s": 0, "out_s": 1} for i in range(shots)
+    ]
+    swap = {"ops": [{"op": "swap", "a": 0, "b": 1}]}
+    return orjson.dumps({"task": task, "timeline": timeline, "patches": [swap] * patches})
+
+
 def huge_duration(route: str) -> bytes:
     """A clip lasting 1e308 s: the frame conversion once overflowed."""
     task, timeline = surf()
@@ -129,6 +140,7 @@ def attacks() -> list[Attack]:
         ),
         Attack("no_reuse_10000_shots", v, "/v1/verify", lambda: repeated_shots(10_000), 422),
         Attack("no_reuse_100000_shots", v, "/v1/verify", lambda: repeated_shots(100_000), 422),
+        Attack("clips_5000 verify (the cap)", v, "/v1/verify", lambda: many_clips(5_000), 200),
         Attack("clips_100000 verify", v, "/v1/verify", lambda: many_clips(100_000), 422),
         Attack("clips_100000 plan", p, "/v1/plan", lambda: many_clips(100_000, plan=True), 422),
         *(
@@ -139,6 +151,20 @@ def attacks() -> list[Attack]:
                 (v, "/v1/verify:batch"),
                 (p, "/v1/plan"),
             )
+        ),
+        Attack(
+            "batch 2000 shots × 16 patches (the work cap)",
+            v,
+            "/v1/verify:batch",
+            lambda: full_batch(2_000, 16),
+            200,
+        ),
+        Attack(
+            "batch 2000 shots × 256 patches",
+            v,
+            "/v1/verify:batch",
+            lambda: full_batch(2_000, 256),
+            422,
         ),
         Attack("out_s_1e18", v, "/v1/verify", huge_out_point, 422),
         Attack("nesting_500 verify", v, "/v1/verify", lambda: deep_task(500), 422),

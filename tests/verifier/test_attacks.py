@@ -21,6 +21,7 @@ PARAMS = {
     "duration_1e308 /v1/apply": "task.clips[0].duration_s",
     "duration_1e308 /v1/verify:batch": "task.clips[0].duration_s",
     "out_s_1e18": "timeline.shots[0].out_s",
+    "batch 2000 shots × 256 patches": "patches",
     "nesting_500 verify": "task",
     "nesting_1023 verify": "task",
     "fps_false": "task.fps",
