@@ -153,10 +153,10 @@ def attacks() -> list[Attack]:
             )
         ),
         Attack(
-            "batch 2000 shots × 16 patches (the work cap)",
+            "batch 2000 shots × 8 patches (the work cap)",
             v,
             "/v1/verify:batch",
-            lambda: full_batch(2_000, 16),
+            lambda: full_batch(2_000, 8),
             200,
         ),
         Attack(

@@ -26,9 +26,9 @@ class TaskLimitSettings(CommonSettings):
     """Ops in one patch (``REFINERY_MAX_PATCH_OPS``)."""
     max_batch_patches: int = 256
     """Most patches one ``/v1/verify:batch`` call may carry (``REFINERY_MAX_BATCH_PATCHES``)."""
-    max_shot_work: int = 65_536
+    max_shot_work: int = 32_768
     """Timeline shots × (patches + ops) one apply or batch call may cost
-    (``REFINERY_MAX_SHOT_WORK``): 2,000 shots allow 32 patches and ops, 30 shots 2,184."""
+    (``REFINERY_MAX_SHOT_WORK``): 2,000 shots allow 16 patches and ops, 30 shots 1,092."""
 
     def limits(self) -> Limits:
         return Limits(

@@ -30,7 +30,7 @@ class Limits:
     beats: int = 20_000
     ops: int = 256
     patches: int = 256
-    work: int = 65_536
+    work: int = 32_768
     """Timeline shots × (patches + ops): each op rewrites the timeline, each patch's result
     is verified whole, so this bounds one apply or batch call's work (and its answer)."""
 
