@@ -32,6 +32,8 @@ import httpx
 import orjson
 import typer
 
+from benchmarks.verifier_bench import calibration_us
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 MiB = 1024 * 1024
 
@@ -247,6 +249,7 @@ def _send(url: str, pid: int, attack: Attack) -> dict[str, Any]:
 
 
 def run() -> dict[str, Any]:
+    calibration = calibration_us()
     with tempfile.TemporaryDirectory() as scratch:
         common = {"REFINERY_DATA_DIR": scratch, "REFINERY_LOG_LEVEL": "WARNING"}
         with _serve("services.verifier.app:app", common) as (verifier_url, verifier_pid):
@@ -262,7 +265,12 @@ def run() -> dict[str, Any]:
                     "planner": (planner_url, planner_pid),
                 }
                 rows = [_send(*servers[a.service], a) for a in attacks()]
-    return {"attacks": rows, "all_goals_met": all(r["goal_met"] for r in rows)}
+    return {
+        "python_calibration_us": calibration,
+        "attacks": rows,
+        "all_goals_met": all(r["goal_met"] for r in rows),
+        "python_calibration_after_us": calibration_us(),
+    }
 
 
 def table(results: dict[str, Any]) -> str:
@@ -289,3 +297,8 @@ def cli(
     results = run()
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(table(results))
+    typer.echo(
+        f"calibration {results['python_calibration_us']} µs before, "
+        f"{results['python_calibration_after_us']} µs after; "
+        f"all goals met: {results['all_goals_met']}"
+    )
