@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import typer
 
-from benchmarks import editbench, planner_bench, synth_bench, trainer_bench, verifier_bench
+from benchmarks import (
+    attacks,
+    editbench,
+    planner_bench,
+    synth_bench,
+    trainer_bench,
+    verifier_bench,
+)
 
 app = typer.Typer(help="Refinery benchmarks.", no_args_is_help=True, add_completion=False)
 app.command("editbench", help="Write EditBench task rows (Task.1 + planted Timeline.1) as JSONL.")(
     editbench.cli
 )
 app.command("verifier", help="Measure the verifier in process and over HTTP.")(verifier_bench.cli)
+app.command("attacks", help="Send hostile requests to the verifier and planner over HTTP.")(
+    attacks.cli
+)
 app.command("planner", help="Run the planner's closed loop on EditBench tasks.")(planner_bench.cli)
 app.command("synth", help="Run the ToolLoop with and without feedback on sampled truths.")(
     synth_bench.cli

@@ -18,7 +18,11 @@ Model = TypeVar("Model", bound=BaseModel)
 
 async def json_object(request: Request) -> dict[str, Any]:
     """The request body as a JSON object; malformed JSON or a non-object is a 422."""
-    raw = await request.body()
+    return parse_object(await request.body())
+
+
+def parse_object(raw: bytes) -> dict[str, Any]:
+    """``raw`` as a JSON object (for a threadpool: parsing a large body takes a while)."""
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as error:

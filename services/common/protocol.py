@@ -1,11 +1,11 @@
-"""Wire models every service shares: the durable job as its clients see it."""
+"""Wire models every service shares: the error envelope, the durable job as clients see it."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from services.common.jobs import Job
 
@@ -38,3 +38,35 @@ class JobOut(BaseModel):
             updated_at=job.updated_at,
             finished_at=job.finished_at,
         )
+
+
+class ErrorDetail(BaseModel):
+    """What failed: a stable ``code``, a message saying what to do, the offending field."""
+
+    model_config = ConfigDict(extra="allow")
+
+    code: str
+    message: str
+    param: str | None = None
+
+
+class ErrorOut(BaseModel):
+    """The envelope of every 4xx and 5xx answer: ``{"error": {"code", "message", "param"}}``."""
+
+    error: ErrorDetail
+
+
+_ERROR_DESCRIPTIONS = {
+    400: "Bad request",
+    401: "Missing or wrong API key",
+    404: "Not found",
+    409: "Conflict with the resource's state",
+    413: "Request body larger than REFINERY_MAX_BODY_BYTES",
+    422: "Invalid request: the error names the field and what to do",
+    503: "A dependency is unavailable",
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` documenting the envelope for each status code."""
+    return {code: {"model": ErrorOut, "description": _ERROR_DESCRIPTIONS[code]} for code in codes}

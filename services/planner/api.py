@@ -9,13 +9,17 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from services.common.body import parse_object, validate
 from services.common.errors import ConflictError, NotFoundError
-from services.common.protocol import JobOut
+from services.common.openapi import request_body
+from services.common.protocol import JobOut, error_responses
 from services.planner import records, service
+from services.planner.config import PlannerSettings
 from services.planner.events import NDJSON, plan_events
 from services.planner.export.media import resolve_media
 from services.planner.export.otio import otio_bytes
 from services.planner.protocol import PlanRequest, PlanResponse, ProposerOut, RegisterProposer
+from services.planner.registry import ProposerRegistry
 from services.planner.rendering import RENDER_KIND, output_path
 from services.verifier.protocol import TaskIn, TimelineIn
 
@@ -25,16 +29,21 @@ router = APIRouter(prefix="/v1", tags=["planner"])
 @router.post(
     "/plan",
     response_model=PlanResponse,
-    responses={200: {"content": {NDJSON: {}}, "description": "With `Accept: " + NDJSON + "`"}},
+    responses={
+        200: {"content": {NDJSON: {}}, "description": "With `Accept: " + NDJSON + "`"},
+        **error_responses(413, 422, 503),
+    },
+    openapi_extra=request_body(PlanRequest),
 )
-async def plan(body: PlanRequest, request: Request) -> PlanResponse | StreamingResponse:
+async def plan(request: Request) -> PlanResponse | StreamingResponse:
     """Draft, then repair in a closed loop until the verifier accepts; record every candidate.
 
     With ``Accept: application/x-ndjson`` the answer streams each branch's draft and rounds
     as they end, then the plan (see :mod:`services.planner.events`).
     """
     state = request.app.state
-    prepared = await run_in_threadpool(service.prepare, body, state.registry)
+    raw = await request.body()
+    prepared = await run_in_threadpool(_prepare, raw, state.settings, state.registry)
     if NDJSON in request.headers.get("accept", ""):
         events = plan_events(prepared, verifier=state.verifier, engine=state.engine)
         return StreamingResponse(events, media_type=NDJSON)
@@ -43,14 +52,14 @@ async def plan(body: PlanRequest, request: Request) -> PlanResponse | StreamingR
     )
 
 
-@router.get("/plans/{plan_id}", response_model=PlanResponse)
+@router.get("/plans/{plan_id}", response_model=PlanResponse, responses=error_responses(404))
 async def get_plan(plan_id: str, request: Request) -> dict:
     """A stored plan, as POST /v1/plan answered it."""
     row = await run_in_threadpool(_plan_row, request, plan_id)
     return row.result
 
 
-@router.get("/plans/{plan_id}/task")
+@router.get("/plans/{plan_id}/task", responses=error_responses(404))
 async def get_plan_task(plan_id: str, request: Request) -> dict:
     """The Task.1 the plan was made for (scored records carry only its ``task_id``)."""
     row = await run_in_threadpool(_plan_row, request, plan_id)
@@ -63,13 +72,18 @@ async def list_proposers(request: Request) -> list[ProposerOut]:
     return await run_in_threadpool(request.app.state.registry.list)
 
 
-@router.post("/proposers", response_model=ProposerOut, status_code=201)
+@router.post(
+    "/proposers",
+    response_model=ProposerOut,
+    status_code=201,
+    responses=error_responses(400, 413, 422),
+)
 async def register_proposer(body: RegisterProposer, request: Request) -> ProposerOut:
     """Register a local checkpoint folder as proposer ``hf:<id>``."""
     return await run_in_threadpool(request.app.state.registry.register, body.id, body.path)
 
 
-@router.get("/records")
+@router.get("/records", responses=error_responses(422))
 async def read_records(
     request: Request,
     after: int = Query(0, ge=0, description="cursor: the last record_id already read"),
@@ -88,6 +102,15 @@ async def read_records(
     return StreamingResponse(lines(), media_type=NDJSON, headers={"X-Next-Cursor": str(cursor)})
 
 
+def _prepare(
+    raw: bytes, settings: PlannerSettings, registry: ProposerRegistry
+) -> service.PreparedPlan:
+    """Parse the body, refuse lists past the caps before validating anything, prepare."""
+    data = parse_object(raw)
+    settings.limits().check_request(data)
+    return service.prepare(validate(PlanRequest, data), registry)
+
+
 def _plan_row(request: Request, plan_id: str) -> records.PlanRow:
     row = records.get_plan(request.app.state.engine, plan_id)
     if row is None:
@@ -95,7 +118,7 @@ def _plan_row(request: Request, plan_id: str) -> records.PlanRow:
     return row
 
 
-@router.get("/plans/{plan_id}/otio")
+@router.get("/plans/{plan_id}/otio", responses=error_responses(404))
 async def get_otio(plan_id: str, request: Request) -> Response:
     """The plan as an OpenTimelineIO document (video, music, beat markers)."""
     row = await run_in_threadpool(_plan_row, request, plan_id)
@@ -106,7 +129,12 @@ async def get_otio(plan_id: str, request: Request) -> Response:
     return Response(body, media_type="application/json", headers=headers)
 
 
-@router.post("/plans/{plan_id}/render", response_model=JobOut, status_code=202)
+@router.post(
+    "/plans/{plan_id}/render",
+    response_model=JobOut,
+    status_code=202,
+    responses=error_responses(404, 422),
+)
 async def start_render(plan_id: str, request: Request) -> JobOut:
     """Queue a render of the plan to MP4; poll ``GET /v1/jobs/{id}``."""
     row = await run_in_threadpool(_plan_row, request, plan_id)
@@ -119,7 +147,7 @@ async def start_render(plan_id: str, request: Request) -> JobOut:
     return JobOut.from_job(job)
 
 
-@router.get("/jobs/{job_id}", response_model=JobOut)
+@router.get("/jobs/{job_id}", response_model=JobOut, responses=error_responses(404))
 async def get_job(job_id: str, request: Request) -> JobOut:
     """A render job: status, progress, result (duration, frames, bytes) or error."""
     job = await run_in_threadpool(request.app.state.jobs.get, job_id)
@@ -128,7 +156,7 @@ async def get_job(job_id: str, request: Request) -> JobOut:
     return JobOut.from_job(job)
 
 
-@router.get("/jobs/{job_id}/output")
+@router.get("/jobs/{job_id}/output", responses=error_responses(404, 409))
 async def job_output(job_id: str, request: Request) -> FileResponse:
     """The rendered MP4 once the job has succeeded (409 before)."""
     job = await run_in_threadpool(request.app.state.jobs.get, job_id)

@@ -10,9 +10,11 @@ from fastapi import FastAPI
 from clients.verifier import VerifierClient
 from services.common import app as common_app
 from services.common.db import make_engine
+from services.common.openapi import register_bodies
 from services.common.settings import database_url_for
 from services.planner.api import router
 from services.planner.config import PlannerSettings, get_settings
+from services.planner.protocol import PlanRequest
 from services.planner.registry import ProposerRegistry
 from services.planner.rendering import RenderWorker
 
@@ -46,6 +48,7 @@ def build_app(
         lifespan=lifespan,
         settings_dependency=get_settings,
     )
+    register_bodies(app, [PlanRequest])
     app.state.verifier = client
     app.state.registry = ProposerRegistry(settings, engine)
     app.state.jobs = renders.queue

@@ -6,10 +6,13 @@ import functools
 from pathlib import Path
 from typing import Literal
 
-from services.common.settings import CommonSettings
+from services.verifier.config import TaskLimitSettings
 
 
-class PlannerSettings(CommonSettings):
+class PlannerSettings(TaskLimitSettings):
+    """The task caps (``REFINERY_MAX_CLIPS``, ``REFINERY_MAX_SHOTS``...) apply to plan
+    requests too; keep them at or under the verifier's, which judges every candidate."""
+
     service_name: str = "planner"
     verifier_url: str = "http://127.0.0.1:8101"
     """Where the verifier service answers (``REFINERY_VERIFIER_URL``); it decides every verdict."""

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 from services.verifier.protocol import ReportOut, TaskIn, TimelineIn, TimelineOut
+from services.verifier.protocol.base import Count, PositiveCount
+
+ProposerName = Annotated[str, Field(min_length=1, max_length=500)]
+Budget = Annotated[float, Strict(), Field(gt=0, le=86_400, allow_inf_nan=False)]
 
 
 class PlanOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    proposer: str = "search"
+    proposer: ProposerName = "search"
     """``search``, ``llm``, or ``hf:<registered id or path>``."""
-    teachers: list[str] = []
+    teachers: list[ProposerName] = Field([], max_length=64)
     """Run each as its own branch on the same task; the verifier-best branch wins."""
-    max_rounds: int = Field(8, ge=0)
-    candidates: int = Field(8, ge=1)
-    seed: int = 0
-    time_budget_s: float | None = Field(None, gt=0, allow_inf_nan=False)
+    max_rounds: Count = 8
+    candidates: PositiveCount = 8
+    seed: Annotated[int, Strict(), Field(ge=0, le=2**32 - 1)] = 0
+    time_budget_s: Budget | None = None
 
 
 class PlanRequest(BaseModel):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from services.common import app as common_app
-from services.verifier.api import router
+from services.common.openapi import register_bodies
+from services.verifier.api import BODIES, router
 from services.verifier.compiled import TaskCache
 from services.verifier.config import VerifierSettings, get_settings
 
@@ -19,7 +20,8 @@ def build_app(settings: VerifierSettings | None = None) -> FastAPI:
         routers=[router],
         settings_dependency=get_settings,
     )
-    app.state.task_cache = TaskCache(settings.task_cache_size)
+    register_bodies(app, BODIES)
+    app.state.task_cache = TaskCache(settings.task_cache_size, settings.task_cache_bytes)
     return app
 
 

@@ -7,13 +7,14 @@ a fraction), and, when unmet, a message that says what to change.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
 from services.verifier.task import Orientation, Selector
 from services.verifier.text import terms
-from services.verifier.timeline import TransitionType
+from services.verifier.timeline import FrameRange, Shot, TransitionType
 from services.verifier.view import TimelineView
 
 
@@ -142,31 +143,80 @@ class NoReuse(Constraint):
     max_uses: int = 1
 
     def evaluate(self, view: TimelineView) -> Outcome:
-        shots = view.shots
-        if len(view.clip_ids) == len(shots):
+        ids = view.ids
+        if len(view.clip_ids) == len(ids):
             return MET
-        uses = Counter(shot.clip_id for shot in shots)
-        excess = sum(n - self.max_uses for n in uses.values() if n > self.max_uses)
-        overlaps: list[tuple[int, int]] = []
-        for a in range(len(shots)):
-            if uses[shots[a].clip_id] < 2:
-                continue
-            for b in range(a + 1, len(shots)):
-                if shots[a].clip_id == shots[b].clip_id and shots[a].source.overlaps(
-                    shots[b].source
-                ):
-                    overlaps.append((a, b))
-        violation = excess + len(overlaps)
+        uses = Counter(ids)
+        over = sorted((clip, n) for clip, n in uses.items() if n > self.max_uses)
+        excess = sum(n - self.max_uses for _, n in over)
+        groups: dict[str, list[int]] = {}
+        for i, clip_id in enumerate(ids):
+            if uses[clip_id] > 1:
+                groups.setdefault(clip_id, []).append(i)
+        shots = view.shots
+        overlaps = sum(
+            overlapping_pairs([shots[i].source for i in group]) for group in groups.values()
+        )
+        violation = excess + overlaps
         if violation == 0:
             return MET
-        parts = [
-            f"clip {clip} is used {n} times (max {self.max_uses})"
-            for clip, n in sorted(uses.items())
-            if n > self.max_uses
-        ]
-        parts += [f"shots {a} and {b} overlap in {shots[a].clip_id}'s source" for a, b in overlaps]
-        message = "; ".join(parts[:4]) + ": replace the repeats with unused clips"
+        parts = [f"clip {clip} is used {n} times (max {self.max_uses})" for clip, n in over[:4]]
+        if len(parts) < 4 and overlaps:
+            parts += [
+                f"shots {a} and {b} overlap in {ids[a]}'s source"
+                for a, b in first_overlaps(shots, groups, 4 - len(parts))
+            ]
+        more = len(over) + overlaps - len(parts)
+        message = (
+            "; ".join(parts)
+            + (f" (+{more} more)" if more > 0 else "")
+            + ": replace the repeats with unused clips"
+        )
         return Outcome(False, max(0.0, 1.0 - violation / len(shots)), float(violation), message)
+
+
+def overlapping_pairs(ranges: list[FrameRange]) -> int:
+    """How many pairs of the ranges share a frame, in O(n log n).
+
+    Two non-empty ranges either overlap or one ends at or before the other starts (never
+    both), so the overlapping pairs are all pairs less those where ``p`` ends by ``q``'s
+    start: for each ``q``, the ranges whose end is at most its start.
+    """
+    ranges = [r for r in ranges if r.start < r.end]
+    ends = sorted(r.end for r in ranges)
+    n = len(ranges)
+    apart = sum(bisect_right(ends, r.start) for r in ranges)
+    return n * (n - 1) // 2 - apart
+
+
+OVERLAP_SCAN_BUDGET = 50_000
+"""Range comparisons spent finding the overlapping pairs a message names (the count is exact)."""
+
+
+def first_overlaps(
+    shots: tuple[Shot, ...], groups: dict[str, list[int]], limit: int
+) -> list[tuple[int, int]]:
+    """The first ``limit`` overlapping shot pairs ``(a, b)``, ``a < b``, in index order.
+
+    ``groups`` holds each reused clip's shot indices, ascending. The scan stops after
+    :data:`OVERLAP_SCAN_BUDGET` comparisons: a message names a few pairs, never all.
+    """
+    found: list[tuple[int, int]] = []
+    budget = OVERLAP_SCAN_BUDGET
+    positions = {i: (group, p) for group in groups.values() for p, i in enumerate(group)}
+    for a in sorted(positions):
+        group, p = positions[a]
+        source = shots[a].source
+        for q in range(p + 1, len(group)):
+            b = group[q]
+            budget -= 1
+            if source.overlaps(shots[b].source):
+                found.append((a, b))
+                if len(found) == limit:
+                    return found
+            if budget <= 0:
+                return found
+    return found
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -17,7 +17,7 @@ from services.verifier.ledger import BeatAlignment, Constraint, Outcome
 from services.verifier.task import MusicTrack, Orientation, Selector, Task
 from services.verifier.text import terms
 from services.verifier.timeline import Timeline, to_frames
-from services.verifier.view import TimelineView
+from services.verifier.view import NearGrid, TimelineView
 
 WEIGHT_H, WEIGHT_S, WEIGHT_Q = 0.6, 0.2, 0.2
 _SATISFIED, _SCORE = itemgetter(0), itemgetter(1)
@@ -34,6 +34,12 @@ PACING_BANDS_S: dict[str, tuple[float, float]] = {
     "documentary": (2.5, 5.0),
 }
 DEFAULT_PACING_S = (2.0, 4.0)
+NEAR_GRID_MAX = 32_768
+"""The largest near-beat frame set kept (a few MB); denser grids are searched per cut."""
+NEAR_MEMO_MAX = 4 * NEAR_GRID_MAX
+"""Near-beat frames one compiled task keeps in all (its tracks × tolerances)."""
+VARIETY_MEMO_MAX = 65_536
+"""Clip pairs whose variety one compiled task remembers."""
 
 
 class ConstraintResult(NamedTuple):
@@ -147,6 +153,7 @@ class Verifier:
         self._with_terms: dict[frozenset[str], frozenset[str]] = {}
         self._variety: dict[tuple[str, str], float] = {}
         self._near: dict[tuple[str, int], frozenset[int]] = {}
+        self._near_size = 0
         self._orientation: dict[Orientation, frozenset[str]] = {}
         beat_rules = [c for c in task.ledger if isinstance(c, BeatAlignment)]
         self._beat_tolerance = (
@@ -183,12 +190,17 @@ class Verifier:
             self._orientation[value] = found
         return found
 
-    def near_beats(self, track: MusicTrack, tolerance: int) -> frozenset[int]:
-        """Every frame within ``tolerance`` of one of the track's beats (memoised per track)."""
+    def near_beats(self, track: MusicTrack, tolerance: int) -> frozenset[int] | NearGrid:
+        """Every frame within ``tolerance`` of one of the track's beats (memoised per track);
+        a :class:`NearGrid` searched per frame when that set would be large."""
         key = (track.id, tolerance)
         found = self._near.get(key)
         if found is None:
+            size = len(track.beats) * (2 * tolerance + 1)
+            if size > NEAR_GRID_MAX or self._near_size + size > NEAR_MEMO_MAX:
+                return NearGrid(track.beats, tolerance)
             found = self._near[key] = _near_grid(track.beats, tolerance)
+            self._near_size += size
         return found
 
     def relevance(self, clip_id: str) -> float:
@@ -258,9 +270,12 @@ class Verifier:
         return relevance, beats, pacing, variety
 
     def _remember_variety(self, pair: tuple[str, str]) -> float:
-        """1 − Jaccard similarity of two clips' tags (0 for the same clip twice), memoised."""
+        """1 − Jaccard similarity of two clips' tags (0 for the same clip twice), memoised
+        (the memo starts afresh past :data:`VARIETY_MEMO_MAX` pairs: it stays bounded)."""
         value = self._variety.get(pair)
         if value is None:
+            if len(self._variety) >= VARIETY_MEMO_MAX:
+                self._variety.clear()
             value = self._variety[pair] = self._pair_variety(*pair)
         return value
 
@@ -274,7 +289,7 @@ class Verifier:
         return 1.0 - len(tags_a & tags_b) / len(union) if union else 1.0
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=32)
 def _near_grid(grid: tuple[int, ...], tolerance: int) -> frozenset[int]:
     """Shared across verifiers: a track's grid recurs in every task that uses the track."""
     return frozenset(point + delta for point in grid for delta in range(-tolerance, tolerance + 1))

@@ -18,13 +18,37 @@ from services.verifier.timeline import (
 )
 
 
+class NearGrid:
+    """The frames within ``tolerance`` of a sorted grid, tested by binary search: what a
+    frozenset of those frames answers, for grids too dense or tolerances too wide to list."""
+
+    __slots__ = ("grid", "tolerance")
+
+    def __init__(self, grid: tuple[int, ...], tolerance: int) -> None:
+        self.grid, self.tolerance = grid, tolerance
+
+    def __contains__(self, frame: object) -> bool:
+        if not isinstance(frame, int):
+            return False
+        grid = self.grid
+        i = bisect_left(grid, frame - self.tolerance)
+        return i < len(grid) and grid[i] <= frame + self.tolerance
+
+
+def near_frames(grid: tuple[int, ...], tolerance: int, limit: int) -> frozenset[int] | NearGrid:
+    """Frames within ``tolerance`` of ``grid`` (sorted): listed when at most ``limit``."""
+    if len(grid) * (2 * tolerance + 1) > limit:
+        return NearGrid(grid, tolerance)
+    return frozenset(point + delta for point in grid for delta in range(-tolerance, tolerance + 1))
+
+
 class TaskIndex(Protocol):
     """Per-task lookups, memoised across verifications (see :class:`~score.Verifier`)."""
 
     def matching(self, selector: Selector) -> frozenset[str]: ...
     def clips_with_terms(self, words: frozenset[str]) -> frozenset[str]: ...
     def clips_with_orientation(self, value: Orientation) -> frozenset[str]: ...
-    def near_beats(self, track: MusicTrack, tolerance: int) -> frozenset[int]: ...
+    def near_beats(self, track: MusicTrack, tolerance: int) -> frozenset[int] | NearGrid: ...
 
 
 class TimelineView:

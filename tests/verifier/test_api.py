@@ -252,6 +252,13 @@ def test_api_keys_guard_the_routes(surf: tuple[dict, dict]) -> None:
 
 
 def test_openapi_documents_the_request_bodies(client: TestClient) -> None:
-    paths = client.get("/openapi.json").json()["paths"]
-    body = paths["/v1/verify"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    document = client.get("/openapi.json").json()
+    post = document["paths"]["/v1/verify"]["post"]
+    ref = post["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    schemas = document["components"]["schemas"]
+    body = schemas[ref.rsplit("/", 1)[-1]]
     assert {"task", "timeline"} <= set(body["properties"])
+    task = schemas[body["properties"]["task"]["$ref"].rsplit("/", 1)[-1]]
+    assert "clips" in task["properties"]  # every model the body uses resolves in the document
+    error = post["responses"]["422"]["content"]["application/json"]["schema"]["$ref"]
+    assert error.endswith("/ErrorOut")

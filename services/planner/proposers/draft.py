@@ -50,8 +50,8 @@ def _plan(ctx: SearchContext) -> tuple[MusicPlacement | None, int]:
     track = tracks[0]
     placement = place_music(ctx, track, goal)
     if placement is None:  # too short for the goal: from its first beat, the cut shortened
-        starts = [s for s in (*track.downbeats, *track.beats, 0) if s < track.duration]
-        placement = MusicPlacement(track.id, starts[0], 0)
+        starts = [s for s in (*track.downbeats, *track.beats) if s < track.duration]
+        placement = MusicPlacement(track.id, starts[0] if starts else 0, 0)
     return placement, best_end(ctx, ctx.grid(placement), goal, cap=cap)
 
 

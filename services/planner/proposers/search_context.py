@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 from services.planner.relevance import relevance_scores
 from services.verifier import ledger as L
-from services.verifier.score import DEFAULT_PACING_S, PACING_BANDS_S, Verifier
+from services.verifier.score import DEFAULT_PACING_S, NEAR_GRID_MAX, PACING_BANDS_S, Verifier
 from services.verifier.task import MusicTrack, Task
 from services.verifier.timeline import MusicPlacement, Shot, Timeline, TransitionType
+from services.verifier.view import NearGrid, near_frames
 
 HARD_PENALTY = 100.0
 DEFAULT_LENGTH_S = 30.0
@@ -103,7 +104,7 @@ class SearchContext:
         self.beat_tolerance = min((r.tolerance for r in beat_rules), default=round(0.1 * fps))
         end_rules = self.rules.get("end_on_downbeat", [])
         self.end_tolerance = min((r.tolerance for r in end_rules), default=round(0.1 * fps))
-        self._near_downbeats: dict[str, frozenset[int]] = {}
+        self._near_downbeats: dict[str, frozenset[int] | NearGrid] = {}
 
     # ---- compiled facts -------------------------------------------------------------
 
@@ -164,12 +165,11 @@ class SearchContext:
             return None
         return grid_for(track, music.offset)
 
-    def near_downbeats(self, track: MusicTrack) -> frozenset[int]:
+    def near_downbeats(self, track: MusicTrack) -> frozenset[int] | NearGrid:
         """Track frames within the ``end_on_downbeat`` tolerance of a downbeat (memoised)."""
         found = self._near_downbeats.get(track.id)
         if found is None:
-            tol = self.end_tolerance
-            found = frozenset(p + d for p in track.downbeats for d in range(-tol, tol + 1))
+            found = near_frames(track.downbeats, self.end_tolerance, NEAR_GRID_MAX)
             self._near_downbeats[track.id] = found
         return found
 

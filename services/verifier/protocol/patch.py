@@ -7,10 +7,18 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from services.verifier import patches as P
-from services.verifier.protocol.base import Id, PositiveSeconds, Seconds, Wire
+from services.verifier.protocol.base import (
+    MAX_ITEMS,
+    Count,
+    Id,
+    PositiveSeconds,
+    Seconds,
+    Tolerance,
+    Wire,
+)
 from services.verifier.timeline import FrameRange, Transition, TransitionType, to_frames, to_seconds
 
-ShotIndex = Annotated[int, Field(ge=0)]
+ShotIndex = Count
 
 
 class InsertOp(Wire):
@@ -94,7 +102,7 @@ class SetMusicOp(Wire):
 
 class SnapToBeatsOp(Wire):
     op: Literal["snap_to_beats"]
-    tolerance_s: Seconds = 0.1
+    tolerance_s: Tolerance = 0.1
 
     def to_op(self, fps: int) -> P.Op:
         return P.SnapToBeats(to_frames(self.tolerance_s, fps))
@@ -129,7 +137,7 @@ OpUnion = Annotated[
 
 class PatchIn(Wire):
     schema_: Literal["Patch.1"] = Field("Patch.1", alias="schema")
-    ops: list[OpUnion] = Field(min_length=1)
+    ops: list[OpUnion] = Field(min_length=1, max_length=MAX_ITEMS)
 
     def to_ops(self, fps: int) -> list[P.Op]:
         return [op.to_op(fps) for op in self.ops]

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from services.verifier.protocol.base import Wire
+from services.verifier.protocol.base import MAX_ITEMS, Wire
 from services.verifier.protocol.patch import PatchIn
 from services.verifier.protocol.report import ReportOut
 from services.verifier.protocol.task import TaskIn
@@ -41,7 +41,7 @@ class ApplyResponse(BaseModel):
 
 class BatchBody(Wire):
     timeline: TimelineIn
-    patches: list[PatchIn] = Field(min_length=1)
+    patches: list[PatchIn] = Field(min_length=1, max_length=MAX_ITEMS)
     include_timelines: bool = True
 
 

@@ -8,40 +8,57 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from services.verifier import ledger as L
-from services.verifier.protocol.base import Fraction, Id, PositiveSeconds, Seconds, Wire
+from services.verifier.protocol.base import (
+    MAX_ITEMS,
+    MAX_SMALL_ITEMS,
+    MAX_TEXT,
+    Bpm,
+    Count,
+    Fps,
+    Fraction,
+    Id,
+    PositiveCount,
+    PositiveSeconds,
+    Seconds,
+    ShortText,
+    Tag,
+    Tolerance,
+    Weight,
+    Wire,
+)
 from services.verifier.task import Brief, Clip, MusicTrack, Orientation, Selector, Task
 from services.verifier.timeline import TransitionType, to_frames, to_frames_many
 
 
 class BriefIn(Wire):
-    text: str = Field(min_length=1)
-    aspect: str = Field("16:9", pattern=r"^\d+:\d+$")
-    style: str = "neutral"
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+    aspect: str = Field("16:9", max_length=20, pattern=r"^\d+:\d+$")
+    style: Tag = "neutral"
 
 
 class ClipIn(Wire):
     id: Id
-    uri: str = ""
+    uri: ShortText = ""
     duration_s: PositiveSeconds
-    caption: str = ""
-    tags: list[str] = []
+    caption: ShortText = ""
+    tags: list[Tag] = Field([], max_length=MAX_SMALL_ITEMS)
     orientation: Orientation = Orientation.LANDSCAPE
     quality: Fraction = 0.5
 
 
 class MusicTrackIn(Wire):
     id: Id
-    uri: str = ""
+    uri: ShortText = ""
     duration_s: PositiveSeconds
-    bpm: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 120.0
-    beats_s: list[Seconds] = []
-    downbeats_s: list[Seconds] = []
-    mood: str = ""
+    bpm: Bpm = 120.0
+    beats_s: list[Seconds] = Field([], max_length=MAX_ITEMS)
+    downbeats_s: list[Seconds] = Field([], max_length=MAX_ITEMS)
+    mood: Tag = ""
 
 
 class SelectorIn(Wire):
-    clip_ids: list[Id] | None = None
-    tags: list[str] | None = None
+    clip_ids: list[Id] | None = Field(None, max_length=MAX_ITEMS)
+    tags: list[Tag] | None = Field(None, max_length=MAX_SMALL_ITEMS)
 
     @model_validator(mode="after")
     def _not_empty(self) -> SelectorIn:
@@ -56,7 +73,7 @@ class SelectorIn(Wire):
 class ConstraintIn(Wire):
     id: Id
     hard: bool = True
-    weight: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 1.0
+    weight: Weight = 1.0
 
     def _common(self) -> dict[str, Any]:
         return {"id": self.id, "hard": self.hard, "weight": self.weight}
@@ -105,7 +122,7 @@ class ShotLengthIn(ConstraintIn):
 
 class MustIncludeIn(ConstraintIn, SelectorIn):
     kind: Literal["must_include"]
-    min_count: Annotated[int, Field(ge=1)] = 1
+    min_count: PositiveCount = 1
 
     def to_constraint(self, fps: int) -> L.Constraint:
         return L.MustInclude(
@@ -122,7 +139,7 @@ class MustExcludeIn(ConstraintIn, SelectorIn):
 
 class NoReuseIn(ConstraintIn):
     kind: Literal["no_reuse"]
-    max_uses: Annotated[int, Field(ge=1)] = 1
+    max_uses: PositiveCount = 1
 
     def to_constraint(self, fps: int) -> L.Constraint:
         return L.NoReuse(**self._common(), max_uses=self.max_uses)
@@ -158,8 +175,8 @@ class OrderIn(ConstraintIn):
 
 class TransitionsIn(ConstraintIn):
     kind: Literal["transitions"]
-    allowed: list[TransitionType] | None = None
-    max_count: Annotated[int, Field(ge=0)] | None = None
+    allowed: list[TransitionType] | None = Field(None, max_length=MAX_SMALL_ITEMS)
+    max_count: Count | None = None
     min_duration_s: Seconds | None = None
     max_duration_s: Seconds | None = None
 
@@ -194,7 +211,7 @@ class MusicIn(ConstraintIn):
 
 class BeatAlignmentIn(ConstraintIn):
     kind: Literal["beat_alignment"]
-    tolerance_s: Seconds = 0.1
+    tolerance_s: Tolerance = 0.1
     min_fraction: Fraction = 0.8
 
     def to_constraint(self, fps: int) -> L.Constraint:
@@ -207,7 +224,7 @@ class BeatAlignmentIn(ConstraintIn):
 
 class EndOnDownbeatIn(ConstraintIn):
     kind: Literal["end_on_downbeat"]
-    tolerance_s: Seconds = 0.1
+    tolerance_s: Tolerance = 0.1
 
     def to_constraint(self, fps: int) -> L.Constraint:
         return L.EndOnDownbeat(**self._common(), tolerance=to_frames(self.tolerance_s, fps))
@@ -223,8 +240,8 @@ class OrientationIn(ConstraintIn):
 
 class MaxConsecutiveTagIn(ConstraintIn):
     kind: Literal["max_consecutive_tag"]
-    tag: str = Field(min_length=1)
-    max_run: Annotated[int, Field(ge=1)]
+    tag: Tag = Field(min_length=1)
+    max_run: PositiveCount
 
     def to_constraint(self, fps: int) -> L.Constraint:
         return L.MaxConsecutiveTag(**self._common(), tag=self.tag.lower(), max_run=self.max_run)
@@ -232,7 +249,9 @@ class MaxConsecutiveTagIn(ConstraintIn):
 
 class CoverageIn(ConstraintIn):
     kind: Literal["coverage"]
-    topics: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
+    topics: list[Annotated[ShortText, Field(min_length=1)]] = Field(
+        min_length=1, max_length=MAX_SMALL_ITEMS
+    )
     min_fraction: Fraction = 1.0
 
     def to_constraint(self, fps: int) -> L.Constraint:
@@ -270,11 +289,11 @@ def _unique(items: list[Any], what: str) -> None:
 class TaskIn(Wire):
     schema_: Literal["Task.1"] = Field("Task.1", alias="schema")
     id: Id
-    fps: Annotated[int, Field(ge=1, le=240)] = 30
+    fps: Fps = 30
     brief: BriefIn
-    clips: list[ClipIn] = Field(min_length=1)
-    music: list[MusicTrackIn] = []
-    ledger: list[ConstraintUnion] = []
+    clips: list[ClipIn] = Field(min_length=1, max_length=MAX_ITEMS)
+    music: list[MusicTrackIn] = Field([], max_length=MAX_ITEMS)
+    ledger: list[ConstraintUnion] = Field([], max_length=MAX_ITEMS)
 
     @model_validator(mode="after")
     def _references(self) -> TaskIn:
@@ -322,12 +341,18 @@ class TaskIn(Wire):
         )
 
 
+GRID_MEMO_MAX = 4_096
+"""Grids up to this many points are memoised (a typical track has a few hundred beats)."""
+
+
 def _grid(times_s: list[float], fps: int) -> tuple[int, ...]:
     """Beat times → sorted frames; memoised, since clients resend the same track per call."""
+    if len(times_s) > GRID_MEMO_MAX:
+        return tuple(sorted(to_frames_many(times_s, fps)))
     return _frames_of_grid(tuple(times_s), fps)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=128)
 def _frames_of_grid(times_s: tuple[float, ...], fps: int) -> tuple[int, ...]:
     return tuple(sorted(to_frames_many(list(times_s), fps)))
 

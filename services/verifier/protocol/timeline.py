@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
 from services.verifier.errors import UnknownReference
-from services.verifier.protocol.base import Id, Seconds, Wire
+from services.verifier.protocol.base import MAX_ITEMS, Fps, Id, Seconds, Wire
 from services.verifier.task import Task
 from services.verifier.timeline import (
     CUT,
@@ -61,8 +61,8 @@ class MusicPlacementIn(Wire):
 
 class TimelineIn(Wire):
     schema_: Literal["Timeline.1"] = Field("Timeline.1", alias="schema")
-    fps: Annotated[int, Field(ge=1, le=240)] = 30
-    shots: list[ShotIn] = []
+    fps: Fps = 30
+    shots: list[ShotIn] = Field([], max_length=MAX_ITEMS)
     music: MusicPlacementIn | None = None
 
     def to_timeline(self, task: Task, *, field: str = "timeline") -> Timeline:
