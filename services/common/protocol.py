@@ -1,13 +1,76 @@
-"""Wire models every service shares: the durable job as its clients see it."""
+"""Wire models every service shares: the durable job as its clients see it, the error
+envelope, and the strict, bounded field types requests use."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel, Field, Strict
 
 from services.common.jobs import Job
+from services.common.upstreams import MAX_URL_LENGTH, check_url
+
+__all__ = [
+    "ERROR_RESPONSES",
+    "MAX_SEED",
+    "ErrorBody",
+    "ErrorEnvelope",
+    "FiniteFloat",
+    "JobOut",
+    "Seed",
+    "StrictInt",
+    "UpstreamUrl",
+    "error_responses",
+]
+
+MAX_SEED = 2**32 - 1
+
+StrictInt = Annotated[int, Strict()]
+"""An integer on the wire; ``true``/``false``, ``1.0`` and ``"1"`` are refused."""
+FiniteFloat = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+"""A finite number on the wire (integers too); booleans and strings are refused."""
+Seed = Annotated[int, Strict(), Field(ge=0, le=MAX_SEED)]
+"""A random seed: an integer in [0, 2**32 - 1]."""
+UpstreamUrl = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_URL_LENGTH, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://[!-~]+$"),
+    AfterValidator(check_url),
+]
+"""An ``http(s)`` URL a request names (no control characters); the service still checks it
+against its allow-list before calling it."""
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    param: str | None = None
+
+
+class ErrorEnvelope(BaseModel):
+    """Every 4xx/5xx body: ``{"error": {"code", "message", "param", ...}}``."""
+
+    error: ErrorBody
+
+
+_REASONS = {
+    400: "Malformed request",
+    401: "Missing or wrong API key",
+    404: "Not found",
+    409: "Conflict with the current state",
+    413: "Request body too large",
+    422: "Invalid request: the envelope's param names the field",
+    503: "An upstream or the database is unavailable",
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for these error statuses, each with the envelope's schema."""
+    return {code: {"model": ErrorEnvelope, "description": _REASONS[code]} for code in codes}
+
+
+ERROR_RESPONSES = error_responses(400, 401, 413, 422)
+"""What any route with a body may answer."""
 
 
 class JobOut(BaseModel):

@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 
 from services.common.errors import ConflictError, NotFoundError, RefineryError
 from services.common.jobs import Job, JobQueue
+from services.common.upstreams import AllowList, same_upstream
 from services.synth import store
 from services.synth.calls import CATEGORIES, Tool, tool_name
 from services.synth.catalog import CatalogError, builtin_catalog, validate_catalog
@@ -110,7 +111,7 @@ def _relocated(error: CatalogError, prefix: str) -> CatalogError:
     param = error.param or "catalog"
     if param.startswith("catalog"):
         param = prefix + param[len("catalog") :]
-    return CatalogError(error.message, param=param, context=error.context)
+    return CatalogError(error.message, code=error.code, param=param, context=error.context)
 
 
 def list_catalogs(engine: Engine) -> list[CatalogOut]:
@@ -254,7 +255,17 @@ def get_job(queue: JobQueue, job_id: str) -> Job:
 
 
 def evaluate(body: EvaluateRequest, settings: SynthSettings) -> EvaluateResponse:
-    """Score the served model on BFCL categories (503 when the endpoint is unreachable)."""
+    """Score the served model on BFCL categories (503 when the endpoint is unreachable).
+
+    A ``base_url`` other than ``REFINERY_LLM_BASE_URL`` must be allowed by
+    ``REFINERY_ALLOWED_UPSTREAMS`` (422 ``upstream_not_allowed`` before any request) and is
+    sent no API key: ``REFINERY_LLM_API_KEY`` goes to the configured endpoint only.
+    """
+    if body.limit > settings.evaluate_max_limit:
+        raise InvalidRequest(f"limit is at most {settings.evaluate_max_limit}", param="limit")
+    if body.base_url is not None:
+        upstreams = AllowList([settings.llm_base_url], settings.allowed_upstreams)
+        upstreams.require(body.base_url, param="base_url")
     base_url = body.base_url or settings.llm_base_url
     model = body.model or settings.llm_model
     if not base_url or not model:
@@ -263,11 +274,10 @@ def evaluate(body: EvaluateRequest, settings: SynthSettings) -> EvaluateResponse
             "REFINERY_LLM_MODEL",
             param="base_url" if not base_url else "model",
         )
-    if body.limit > settings.evaluate_max_limit:
-        raise InvalidRequest(f"limit is at most {settings.evaluate_max_limit}", param="limit")
     from services.synth.bfcl.evaluate import evaluate as bfcl_evaluate
 
-    headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
+    key = settings.llm_api_key if same_upstream(base_url, settings.llm_base_url) else None
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     with httpx.Client(base_url=base_url, timeout=body.timeout_s, headers=headers) as client:
         try:
             results = bfcl_evaluate(client, model, categories=body.categories, limit=body.limit)

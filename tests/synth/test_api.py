@@ -265,17 +265,18 @@ def test_evaluate_needs_an_endpoint(synth: TestClient) -> None:
 
 
 def test_evaluate_scores_an_endpoint(
-    synth: TestClient, fake_llm: tuple[FakeToolsOpenAI, str]
+    tmp_path: Path, database_url: str, fake_llm: tuple[FakeToolsOpenAI, str]
 ) -> None:
     fake, url = fake_llm
     fake.reset()
-    body = {"base_url": url, "model": MODEL, "categories": ["simple"], "limit": 2}
-    answer = synth.post("/v1/evaluate", json=body)
-    assert answer.status_code == 200, answer.text
-    report = answer.json()
-    assert report["base_url"] == url and report["model"] == MODEL
-    simple = report["results"]["categories"]["simple"]
-    assert simple["total"] == 2 and simple["no_calls"] == 2 and simple["accuracy"] == 0.0
-    assert len(fake.requests) == 2 and all("tools" in r for r in fake.requests)
-    unknown = synth.post("/v1/evaluate", json={**body, "categories": ["poetry"]})
-    assert _error(unknown, 422)["param"] == "categories"
+    for synth in _client(tmp_path, database_url, allowed_upstreams=[url]):
+        body = {"base_url": url, "model": MODEL, "categories": ["simple"], "limit": 2}
+        answer = synth.post("/v1/evaluate", json=body)
+        assert answer.status_code == 200, answer.text
+        report = answer.json()
+        assert report["base_url"] == url and report["model"] == MODEL
+        simple = report["results"]["categories"]["simple"]
+        assert simple["total"] == 2 and simple["no_calls"] == 2 and simple["accuracy"] == 0.0
+        assert len(fake.requests) == 2 and all("tools" in r for r in fake.requests)
+        unknown = synth.post("/v1/evaluate", json={**body, "categories": ["poetry"]})
+        assert _error(unknown, 422)["param"] == "categories"

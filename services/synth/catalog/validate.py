@@ -20,6 +20,9 @@ from services.synth.calls import Tool
 __all__ = ["NAME_PATTERN", "CatalogError", "validate_catalog"]
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_DEPTH = 33
+"""Nested objects and arrays one ``parameters`` schema may hold (16 levels of nested
+properties): deeper ones are refused before any recursive check walks them."""
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -76,6 +79,7 @@ def _check_tool(tool: Any, path: str) -> str:
         raise CatalogError(
             'each tool must be an object {"type": "function", "function": {...}}', param=path
         )
+    _check_depth(tool, path)
     if tool.get("type") != "function":
         raise CatalogError('set "type" to "function"', param=f"{path}.type")
     function = tool.get("function")
@@ -114,6 +118,23 @@ def _check_parameters(schema: Any, path: str) -> None:
     if schema.get("type") != "object":
         raise CatalogError('parameters must have "type": "object"', param=f"{path}.type")
     _check_schema(schema, path)
+
+
+def _check_depth(tool: Any, path: str) -> None:
+    """Refuse a tool whose schema nests deeper than :data:`MAX_DEPTH` (walked without
+    recursion; the tool and its ``function`` object add two levels)."""
+    stack: list[tuple[Any, int]] = [(tool, -1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise CatalogError(
+                f"the tool nests objects and arrays more than {MAX_DEPTH} levels deep in "
+                "function.parameters: flatten the schema",
+                code="schema_too_deep",
+                param=f"{path}.function.parameters",
+            )
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
 
 
 def _check_schema(schema: Mapping[str, Any], path: str) -> None:
