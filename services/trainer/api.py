@@ -31,8 +31,9 @@ router = APIRouter(prefix="/v1", tags=["trainer"])
 async def pull_sources(body: PullRequest, request: Request) -> PullResponse:
     """Pull new records from each service, from its stored cursor; keep them with provenance."""
     state = request.app.state
+    params = [f"sources[{index}]" for index in range(len(body.sources))]
     results = await run_in_threadpool(
-        service.pull_sources, state.store, state.upstreams, body.sources
+        lambda: service.pull_sources(state.store, state.upstreams, body.sources, params=params)
     )
     return PullResponse(results=[PullOut(**r.wire()) for r in results])
 
@@ -128,7 +129,7 @@ async def publish_model(
     url = body.planner_url if body is not None else None
 
     def run() -> PublishOut:
-        with state.upstreams.client("planner", url) as planner:
+        with state.upstreams.client("planner", url, param="planner_url") as planner:
             return training.publish(state.store, model_id, planner)
 
     return await run_in_threadpool(run)
