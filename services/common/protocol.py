@@ -13,9 +13,8 @@ from services.common.upstreams import MAX_URL_LENGTH, check_url
 
 __all__ = [
     "ERROR_RESPONSES",
+    "ERROR_SCHEMA",
     "MAX_SEED",
-    "ErrorBody",
-    "ErrorEnvelope",
     "FiniteFloat",
     "JobOut",
     "Seed",
@@ -41,16 +40,24 @@ UpstreamUrl = Annotated[
 against its allow-list before calling it."""
 
 
-class ErrorBody(BaseModel):
-    code: str
-    message: str
-    param: str | None = None
-
-
-class ErrorEnvelope(BaseModel):
-    """Every 4xx/5xx body: ``{"error": {"code", "message", "param", ...}}``."""
-
-    error: ErrorBody
+ERROR_SCHEMA: dict[str, Any] = {
+    "title": "ErrorEnvelope",
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "param": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            },
+        }
+    },
+}
+"""Every 4xx/5xx body: ``{"error": {"code", "message", "param", ...}}`` (more keys may
+follow ``param``, e.g. ``details`` or ``stats``)."""
 
 
 _REASONS = {
@@ -66,7 +73,8 @@ _REASONS = {
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` for these error statuses, each with the envelope's schema."""
-    return {code: {"model": ErrorEnvelope, "description": _REASONS[code]} for code in codes}
+    content = {"application/json": {"schema": ERROR_SCHEMA}}
+    return {code: {"description": _REASONS[code], "content": content} for code in codes}
 
 
 ERROR_RESPONSES = error_responses(400, 401, 413, 422)

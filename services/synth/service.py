@@ -51,17 +51,22 @@ class InvalidRequest(RefineryError):
 # -- generators -------------------------------------------------------------------------
 
 
-def _llm(settings: SynthSettings, *, base_url: str | None = None, model: str | None = None) -> Any:
-    base_url = base_url or settings.llm_base_url
-    model = model or settings.llm_model
-    if not base_url or not model:
-        raise LLMUnavailableError(
-            "the llm generator needs REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL",
+class LLMNotConfigured(InvalidRequest):
+    """This synth has no LLM endpoint for what was asked: no retry helps until it is set."""
+
+    code = "llm_not_configured"
+
+
+def _llm(settings: SynthSettings) -> Any:
+    if not settings.llm_base_url or not settings.llm_model:
+        raise LLMNotConfigured(
+            "the llm generator needs an endpoint, and this synth has none: set "
+            "REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL, or use generator template",
             param="generator",
         )
     return LLMGenerator(
-        base_url,
-        model,
+        settings.llm_base_url,
+        settings.llm_model,
         api_key=settings.llm_api_key,
         timeout_s=settings.llm_timeout_s,
         max_retries=settings.llm_max_retries,
@@ -80,7 +85,8 @@ def build_generator(name: str, settings: SynthSettings) -> Generator:
 
 
 def check_generator(name: str, settings: SynthSettings) -> None:
-    """Raise unless ``name`` can run now: unknown (422) or an unreachable endpoint (503)."""
+    """Raise unless ``name`` can run now: unknown or unconfigured (422), or an unreachable
+    endpoint (503)."""
     if name not in GENERATORS:
         raise _unknown_generator(name)
     if name == "llm":
@@ -255,7 +261,8 @@ def get_job(queue: JobQueue, job_id: str) -> Job:
 
 
 def evaluate(body: EvaluateRequest, settings: SynthSettings) -> EvaluateResponse:
-    """Score the served model on BFCL categories (503 when the endpoint is unreachable).
+    """Score the served model on BFCL categories: 422 ``llm_not_configured`` without an
+    endpoint, 503 when it is unreachable.
 
     A ``base_url`` other than ``REFINERY_LLM_BASE_URL`` must be allowed by
     ``REFINERY_ALLOWED_UPSTREAMS`` (422 ``upstream_not_allowed`` before any request) and is
@@ -269,8 +276,8 @@ def evaluate(body: EvaluateRequest, settings: SynthSettings) -> EvaluateResponse
     base_url = body.base_url or settings.llm_base_url
     model = body.model or settings.llm_model
     if not base_url or not model:
-        raise LLMUnavailableError(
-            "no endpoint to evaluate: pass base_url and model or set REFINERY_LLM_BASE_URL and "
+        raise LLMNotConfigured(
+            "no endpoint to evaluate: pass base_url and model, or set REFINERY_LLM_BASE_URL and "
             "REFINERY_LLM_MODEL",
             param="base_url" if not base_url else "model",
         )

@@ -119,4 +119,5 @@ def test_evaluate_numbers_are_strict_and_bounded(tmp_path: Path, database_url: s
             answer = _evaluate(client, **body)
             assert answer.status_code == 422, (body, answer.text)
             assert answer.json()["error"]["param"] == param
-        assert _evaluate(client, timeout_s=5).status_code == 503  # an int is a valid float
+        unconfigured = _evaluate(client, timeout_s=5)  # an int is a valid float
+        assert unconfigured.json()["error"]["code"] == "llm_not_configured"
