@@ -30,10 +30,29 @@ MixWeight = Annotated[FiniteFloat, Field(ge=0, le=MAX_WEIGHT)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 
 
+_PING = {
+    "type": "function",
+    "function": {
+        "name": "ping_host",
+        "description": "Check that a host answers.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "host": {"type": "string", "description": "Host name to ping"},
+                "count": {"type": "integer", "minimum": 1, "maximum": 10},
+            },
+            "required": ["host"],
+        },
+    },
+}
+
+
 class CatalogIn(BaseModel):
     """``POST /v1/catalogs``: a named list of OpenAI function schemas."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"name": "net", "tools": [_PING]}]}
+    )
 
     name: str = Field(pattern=CATALOG_NAME)
     tools: list[Any] = Field(min_length=1, max_length=MAX_TOOLS)
@@ -54,7 +73,15 @@ class CatalogOut(CatalogSummary):
 class SynthesizeRequest(BaseModel):
     """``POST /v1/synthesize``: what to synthesize from, how many, how."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"catalog": "builtin", "n": 5, "mix": {"simple": 1, "parallel": 1}, "seed": 7},
+                {"catalog": [_PING], "n": 2, "mix": {"simple": 1}},
+            ]
+        },
+    )
 
     catalog: str | list[Any] = "builtin"
     """A stored catalog's name (``builtin`` always exists, at most 100 characters) or an
@@ -118,7 +145,9 @@ class ExamplesPage(BaseModel):
 class EvaluateRequest(BaseModel):
     """``POST /v1/evaluate``: score a served model on BFCL categories."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"categories": ["simple"], "limit": 10}]}
+    )
 
     base_url: UpstreamUrl | None = None
     """OpenAI-compatible endpoint (with ``/v1``); default ``REFINERY_LLM_BASE_URL``. Another

@@ -111,7 +111,15 @@ class DatasetFilters(BaseModel):
 
 
 class BuildDatasetRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"kind": "gui_sft", "sources": [{"episodes": {"n": 4, "seed": 1}}]},
+                {"kind": "repair_sft", "sources": [{"service": "planner"}], "pull": True},
+            ]
+        },
+    )
 
     kind: DatasetKind
     sources: list[SourceIn] = Field(min_length=1, max_length=MAX_SOURCES)
@@ -121,7 +129,12 @@ class BuildDatasetRequest(BaseModel):
 
 
 class PullRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"sources": [{"service": "planner"}, {"service": "synth"}]}]
+        },
+    )
 
     sources: list[ServiceSourceIn] = Field(min_length=1, max_length=MAX_SOURCES)
 

@@ -8,29 +8,17 @@ derandomised (the same examples on every run) and bounded per operation.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
 from services.synth.app import build_app
 from services.synth.config import SynthSettings
-
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_schema_conformance,
-]
-EXAMPLES = 60
+from tests.fuzzing import CHECKS, EXAMPLES, Tally
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +41,13 @@ def synth_schema(tmp_path_factory: pytest.TempPathFactory) -> schemathesis.BaseS
 
 
 schema = schemathesis.pytest.from_fixture("synth_schema")
+TALLY = Tally()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _summary() -> Iterator[None]:
+    yield
+    print("\nsynth fuzzing: " + TALLY.summary())
 
 
 @schema.parametrize()
@@ -64,4 +59,5 @@ schema = schemathesis.pytest.from_fixture("synth_schema")
     suppress_health_check=list(HealthCheck),
 )
 def test_synth_api_holds_under_fuzzing(case: schemathesis.Case) -> None:
-    case.call_and_validate(checks=CHECKS)
+    response = case.call_and_validate(checks=CHECKS)
+    TALLY.add(case.operation.label, response.status_code)
