@@ -26,6 +26,9 @@ from services.synth.protocol import (
 
 router = APIRouter(prefix="/v1", tags=["synth"], responses=ERROR_RESPONSES)
 
+MAX_CURSOR = 2**63 - 1
+"""The largest record id a database row can hold."""
+
 
 @router.get("/catalogs", response_model=list[CatalogSummary])
 async def list_catalogs(request: Request) -> list[CatalogSummary]:
@@ -104,7 +107,9 @@ async def cancel_job(job_id: str, request: Request) -> SynthJobOut:
 async def job_examples(
     job_id: str,
     request: Request,
-    after: int = Query(0, ge=0, description="cursor: the last record_id already read"),
+    after: int = Query(
+        0, ge=0, le=MAX_CURSOR, description="cursor: the last record_id already read"
+    ),
     limit: int = Query(100, ge=1, le=1000),
 ) -> ExamplesPage:
     """Accepted examples of the job, oldest first (readable while it runs)."""
@@ -156,7 +161,9 @@ async def export_job(
 @router.get("/records", response_class=NDJSONResponse)
 async def read_records(
     request: Request,
-    after: int = Query(0, ge=0, description="cursor: the last record_id already read"),
+    after: int = Query(
+        0, ge=0, le=MAX_CURSOR, description="cursor: the last record_id already read"
+    ),
     limit: int = Query(1000, ge=1, le=10_000),
 ) -> NDJSONResponse:
     """Accepted examples of every job as NDJSON, oldest first; ``X-Next-Cursor`` is the

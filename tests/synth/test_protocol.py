@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -101,3 +102,28 @@ def test_catalog_list_lengths_are_bounded(synth: TestClient) -> None:
 def test_an_int_is_still_a_valid_weight(synth: TestClient) -> None:
     answer = synth.post("/v1/synthesize", json={"n": 1, "mix": {"simple": 1, "parallel": 2}})
     assert answer.status_code == 202, answer.text
+
+
+def test_a_cursor_beyond_any_row_id_is_a_422(synth: TestClient) -> None:
+    for path in ("/v1/records", "/v1/jobs/j/examples"):
+        answer = synth.get(path, params={"after": 2**64})
+        _refused(answer, "after")
+    assert synth.get("/v1/records", params={"after": 2**63 - 1}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("schema", "param"),
+    [
+        ({"type": "array", "minItems": 10**9}, "a.minItems"),
+        ({"type": "string", "minLength": 10**9}, "a.minLength"),
+        ({"type": "number", "minimum": float("-inf")}, None),
+    ],
+)
+def test_catalog_values_that_cannot_be_drawn_are_refused(
+    synth: TestClient, schema: dict[str, Any], param: str | None
+) -> None:
+    tool = _tool({"type": "object", "properties": {"a": schema}})
+    body = json.dumps({"name": "huge", "tools": [tool]})  # Infinity: what Python's JSON writes
+    answer = synth.post("/v1/catalogs", content=body, headers={"Content-Type": "application/json"})
+    where = "tools[0].function" + (f".parameters.properties.{param}" if param else "")
+    _refused(answer, where)

@@ -7,6 +7,7 @@ keys that exist, enums that can be drawn from, defaults that fit, bounds that le
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -42,6 +43,10 @@ _BOUNDS = (
     ("minItems", "maxItems"),
     ("minProperties", "maxProperties"),
 )
+
+
+_SIZE_CAPS = {"minItems": 64, "minProperties": 64, "minLength": 4096}
+"""The largest lower size bounds a sampled value must meet (larger ones cannot be drawn)."""
 
 
 class CatalogError(RefineryError):
@@ -133,7 +138,11 @@ def _check_depth(tool: Any, path: str) -> None:
                 code="schema_too_deep",
                 param=f"{path}.function.parameters",
             )
-        children = node.values() if isinstance(node, dict) else node
+        children = list(node.values() if isinstance(node, dict) else node)
+        if any(isinstance(c, float) and not math.isfinite(c) for c in children):
+            raise CatalogError(
+                "numbers in a tool are finite (no NaN or Infinity)", param=f"{path}.function"
+            )
         stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
 
 
@@ -163,6 +172,12 @@ def _check_schema(schema: Mapping[str, Any], path: str) -> None:
 
 
 def _check_bounds(schema: Mapping[str, Any], path: str) -> None:
+    for key, cap in _SIZE_CAPS.items():
+        if isinstance(schema.get(key), int) and schema[key] > cap:
+            raise CatalogError(
+                f"{key} {schema[key]} is more than a sampled value can carry (at most {cap})",
+                param=f"{path}.{key}",
+            )
     for low, high in _BOUNDS:
         if low in schema and high in schema:
             lo, hi = schema[low], schema[high]
