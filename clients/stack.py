@@ -192,7 +192,8 @@ class Stack:
             str(service.port),
             "--no-access-log",
         ]
-        env = {**self.env, "PYTHONUNBUFFERED": "1"}
+        # the interface it binds decides whether it may serve without API keys
+        env = {**self.env, "REFINERY_BIND_HOST": service.host, "PYTHONUNBUFFERED": "1"}
         service.process = subprocess.Popen(
             argv,
             env=env,

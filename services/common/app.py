@@ -18,6 +18,7 @@ auth and the body limit always follow the object given to ``build_app``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
@@ -35,9 +36,9 @@ from services.common.logs import configure_logging
 from services.common.metrics import CONTENT_TYPE_LATEST, HttpMetrics
 from services.common.middleware import RefineryMiddleware
 from services.common.responses import ORJSONResponse, error_response
-from services.common.settings import CommonSettings
+from services.common.settings import CommonSettings, exposure_problem
 
-__all__ = ["Lifespan", "build_app", "format_loc", "install_error_handlers"]
+__all__ = ["Lifespan", "UnsafeExposure", "build_app", "format_loc", "install_error_handlers"]
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[Any]]
 
@@ -68,6 +69,10 @@ def build_app(
 ) -> FastAPI:
     """A FastAPI app with ``/healthz``, ``/readyz``, ``/metrics``, envelopes and auth.
 
+    Start-up raises :class:`UnsafeExposure` (the one-line reason logged first) when the
+    settings would serve without API keys beyond loopback (``REFINERY_BIND_HOST``) and
+    ``REFINERY_ALLOW_UNAUTHENTICATED`` is not set.
+
     ``engine``: its tables are created at start-up and ``/readyz`` pings it.
     ``lifespan``: the service's own start-up/shutdown, run inside ours (after tables).
     ``settings_dependency``: the service's cached ``get_settings``; it is overridden to
@@ -79,7 +84,9 @@ def build_app(
     (FastAPI's fast path); envelopes and ops routes use :class:`ORJSONResponse`.
     """
     configure_logging(settings.log_level, service=settings.service_name)
-    app = FastAPI(title=title, version=version, lifespan=_compose_lifespan(engine, lifespan))
+    app = FastAPI(
+        title=title, version=version, lifespan=_compose_lifespan(settings, engine, lifespan)
+    )
     metrics = HttpMetrics()
     app.state.settings = settings
     app.state.engine = engine
@@ -106,9 +113,19 @@ def build_app(
     return app
 
 
-def _compose_lifespan(engine: Engine | None, inner: Lifespan | None) -> Lifespan:
+class UnsafeExposure(RuntimeError):
+    """Start-up refused: no API keys on an interface beyond loopback (see ``exposure_problem``)."""
+
+
+def _compose_lifespan(
+    settings: CommonSettings, engine: Engine | None, inner: Lifespan | None
+) -> Lifespan:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[Any]:
+        problem = exposure_problem(settings)
+        if problem is not None:
+            logging.getLogger("refinery").critical(problem)
+            raise UnsafeExposure(problem)
         if engine is not None:
             await run_in_threadpool(create_tables, engine)
         if inner is None:

@@ -1,13 +1,44 @@
-"""Wire models every service shares: the error envelope, the durable job as clients see it."""
+"""Wire models every service shares: the durable job as its clients see it, the error
+envelope, and the strict, bounded field types requests use."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
 
 from services.common.jobs import Job
+from services.common.upstreams import MAX_URL_LENGTH, check_url
+
+__all__ = [
+    "ERROR_RESPONSES",
+    "MAX_SEED",
+    "ErrorDetail",
+    "ErrorOut",
+    "FiniteFloat",
+    "JobOut",
+    "Seed",
+    "StrictInt",
+    "UpstreamUrl",
+    "error_responses",
+]
+
+MAX_SEED = 2**32 - 1
+
+StrictInt = Annotated[int, Strict()]
+"""An integer on the wire; ``true``/``false``, ``1.0`` and ``"1"`` are refused."""
+FiniteFloat = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+"""A finite number on the wire (integers too); booleans and strings are refused."""
+Seed = Annotated[int, Strict(), Field(ge=0, le=MAX_SEED)]
+"""A random seed: an integer in [0, 2**32 - 1]."""
+UpstreamUrl = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_URL_LENGTH, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://[!-~]+$"),
+    AfterValidator(check_url),
+]
+"""An ``http(s)`` URL a request names (no control characters); the service still checks it
+against its allow-list before calling it."""
 
 
 class JobOut(BaseModel):
@@ -63,10 +94,14 @@ _ERROR_DESCRIPTIONS = {
     409: "Conflict with the resource's state",
     413: "Request body larger than REFINERY_MAX_BODY_BYTES",
     422: "Invalid request: the error names the field and what to do",
-    503: "A dependency is unavailable",
+    503: "An upstream or the database is unavailable",
 }
 
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` documenting the envelope for each status code."""
     return {code: {"model": ErrorOut, "description": _ERROR_DESCRIPTIONS[code]} for code in codes}
+
+
+ERROR_RESPONSES = error_responses(400, 401, 413, 422)
+"""What any route with a body may answer."""

@@ -6,11 +6,13 @@ from typing import Any
 
 import orjson
 from pydantic import BaseModel
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, StreamingResponse
 
 from services.common.errors import RefineryError
 
-__all__ = ["ORJSONResponse", "error_response"]
+__all__ = ["NDJSON", "NDJSONResponse", "ORJSONResponse", "error_response"]
+
+NDJSON = "application/x-ndjson"
 
 
 def _default(value: Any) -> Any:
@@ -26,6 +28,12 @@ class ORJSONResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content, default=_default, option=orjson.OPT_NON_STR_KEYS)
+
+
+class NDJSONResponse(StreamingResponse):
+    """Streamed JSON Lines; as a route's ``response_class`` it documents the content type."""
+
+    media_type = NDJSON
 
 
 def error_response(exc: RefineryError, headers: dict[str, str] | None = None) -> ORJSONResponse:

@@ -40,7 +40,9 @@ from typing import Annotated, Any
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-__all__ = ["CommonSettings", "MiB", "database_url_for"]
+from services.common.upstreams import check_url, is_loopback
+
+__all__ = ["CommonSettings", "MiB", "database_url_for", "exposure_problem"]
 
 MiB = 1024 * 1024
 
@@ -58,11 +60,21 @@ class CommonSettings(BaseSettings):
     """Accepted bearer tokens; empty disables auth. Env: ``a,b`` or a JSON list."""
     max_body_bytes: int = 10 * MiB
     """Largest accepted request body; larger ones get 413 ``payload_too_large``."""
+    allowed_upstreams: Annotated[list[str], NoDecode] = []
+    """Upstream URLs a request may name besides the configured ones (``base_url`` of synth's
+    ``/v1/evaluate``, the trainer's source ``url`` and ``planner_url``): origins or base URLs,
+    ``a,b`` or a JSON list. Empty: only the configured upstreams. Never sent a service key."""
+    bind_host: str = "127.0.0.1"
+    """The interface the service is reachable on: what uvicorn binds, or in a container the
+    host interface its port is published on. Beyond loopback, start-up refuses to serve
+    without ``api_keys`` unless ``allow_unauthenticated``."""
+    allow_unauthenticated: bool = False
+    """Serve without ``api_keys`` although ``bind_host`` is not loopback (a trusted network)."""
     log_level: str = "INFO"
     service_name: str = "refinery"
     """Overridden by each service's subclass; names the SQLite file and the logs."""
 
-    @field_validator("api_keys", mode="before")
+    @field_validator("api_keys", "allowed_upstreams", mode="before")
     @classmethod
     def _split_keys(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -73,6 +85,16 @@ class CommonSettings(BaseSettings):
                 return [part.strip() for part in text.split(",") if part.strip()]
         if isinstance(value, list | tuple):
             return [str(v).strip() for v in value if str(v).strip()]
+        return value
+
+    @field_validator("allowed_upstreams")
+    @classmethod
+    def _check_upstreams(cls, value: list[str]) -> list[str]:
+        for url in value:
+            try:
+                check_url(url)
+            except ValueError as error:
+                raise ValueError(f"REFINERY_ALLOWED_UPSTREAMS entry {url!r}: {error}") from None
         return value
 
     @field_validator("log_level")
@@ -87,3 +109,15 @@ def database_url_for(settings: CommonSettings) -> str:
         return settings.database_url
     path = (settings.data_dir / f"{settings.service_name}.db").resolve()
     return f"sqlite:///{path}"
+
+
+def exposure_problem(settings: CommonSettings) -> str | None:
+    """Why ``settings`` must not serve (one line), or None: no API keys while ``bind_host``
+    reaches beyond this machine, unless ``allow_unauthenticated`` says that is intended."""
+    if settings.api_keys or settings.allow_unauthenticated or is_loopback(settings.bind_host):
+        return None
+    return (
+        f"refusing to start the {settings.service_name} unauthenticated on "
+        f"{settings.bind_host}: set REFINERY_API_KEYS, bind 127.0.0.1 (REFINERY_BIND_HOST), "
+        "or set REFINERY_ALLOW_UNAUTHENTICATED=true on a trusted network"
+    )

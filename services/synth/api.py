@@ -7,9 +7,10 @@ from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Header, Query, Request, Response
-from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from services.common.protocol import ERROR_RESPONSES, error_responses
+from services.common.responses import NDJSON, NDJSONResponse
 from services.synth import service, store
 from services.synth.protocol import (
     CatalogIn,
@@ -23,9 +24,10 @@ from services.synth.protocol import (
     SynthJobOut,
 )
 
-router = APIRouter(prefix="/v1", tags=["synth"])
+router = APIRouter(prefix="/v1", tags=["synth"], responses=ERROR_RESPONSES)
 
-NDJSON = "application/x-ndjson"
+MAX_CURSOR = 2**63 - 1
+"""The largest record id a database row can hold."""
 
 
 @router.get("/catalogs", response_model=list[CatalogSummary])
@@ -35,12 +37,17 @@ async def list_catalogs(request: Request) -> list[CatalogSummary]:
     return [CatalogSummary.model_validate(c.model_dump(exclude={"tools"})) for c in found]
 
 
-@router.get("/catalogs/{name}", response_model=CatalogOut)
+@router.get("/catalogs/{name}", response_model=CatalogOut, responses=error_responses(404))
 async def get_catalog(name: str, request: Request) -> CatalogOut:
     return await run_in_threadpool(service.get_catalog, request.app.state.engine, name)
 
 
-@router.post("/catalogs", response_model=CatalogOut, status_code=201)
+@router.post(
+    "/catalogs",
+    response_model=CatalogOut,
+    status_code=201,
+    responses={200: {"model": CatalogOut, "description": "Already stored"}, **error_responses(409)},
+)
 async def create_catalog(body: CatalogIn, request: Request, response: Response) -> CatalogOut:
     """Validate and store a catalog (201); posting the same tools again answers 200."""
     state = request.app.state
@@ -52,7 +59,12 @@ async def create_catalog(body: CatalogIn, request: Request, response: Response) 
     return out
 
 
-@router.post("/synthesize", response_model=SynthJobOut, status_code=202)
+@router.post(
+    "/synthesize",
+    response_model=SynthJobOut,
+    status_code=202,
+    responses=error_responses(404, 409, 503),
+)
 async def synthesize(
     body: SynthesizeRequest,
     request: Request,
@@ -73,14 +85,14 @@ async def synthesize(
     return SynthJobOut.from_job(job)
 
 
-@router.get("/jobs/{job_id}", response_model=SynthJobOut)
+@router.get("/jobs/{job_id}", response_model=SynthJobOut, responses=error_responses(404))
 async def get_job(job_id: str, request: Request) -> SynthJobOut:
     """Status and per-stage progress; ``result`` once finished."""
     job = await run_in_threadpool(service.get_job, request.app.state.jobs, job_id)
     return SynthJobOut.from_job(job)
 
 
-@router.delete("/jobs/{job_id}", response_model=SynthJobOut)
+@router.delete("/jobs/{job_id}", response_model=SynthJobOut, responses=error_responses(404))
 async def cancel_job(job_id: str, request: Request) -> SynthJobOut:
     """Cancel a queued or running job; its accepted examples stay readable."""
     queue = request.app.state.jobs
@@ -89,11 +101,15 @@ async def cancel_job(job_id: str, request: Request) -> SynthJobOut:
     return SynthJobOut.from_job(job)
 
 
-@router.get("/jobs/{job_id}/examples", response_model=ExamplesPage)
+@router.get(
+    "/jobs/{job_id}/examples", response_model=ExamplesPage, responses=error_responses(404)
+)
 async def job_examples(
     job_id: str,
     request: Request,
-    after: int = Query(0, ge=0, description="cursor: the last record_id already read"),
+    after: int = Query(
+        0, ge=0, le=MAX_CURSOR, description="cursor: the last record_id already read"
+    ),
     limit: int = Query(100, ge=1, le=1000),
 ) -> ExamplesPage:
     """Accepted examples of the job, oldest first (readable while it runs)."""
@@ -120,12 +136,14 @@ def _export_line(fmt: ExportFormat) -> Callable[[store.ExampleRow], dict[str, An
     return lambda row: bfcl_row(f"{row.category}_{row.seq}", row.query or "", row.ground_truth())
 
 
-@router.get("/jobs/{job_id}/export")
+@router.get(
+    "/jobs/{job_id}/export", response_class=NDJSONResponse, responses=error_responses(404)
+)
 async def export_job(
     job_id: str,
     request: Request,
     format: ExportFormat = Query("trl", description="trl rows or BFCL rows"),
-) -> StreamingResponse:
+) -> NDJSONResponse:
     """Every accepted example as JSON Lines, in sequence order, streamed from the database."""
     state = request.app.state
     await run_in_threadpool(service.get_job, state.jobs, job_id)
@@ -137,15 +155,17 @@ async def export_job(
 
     name = f"synth-{job_id}-{format}.jsonl"
     headers = {"Content-Disposition": f'attachment; filename="{name}"'}
-    return StreamingResponse(lines(), media_type=NDJSON, headers=headers)
+    return NDJSONResponse(lines(), media_type=NDJSON, headers=headers)
 
 
-@router.get("/records")
+@router.get("/records", response_class=NDJSONResponse)
 async def read_records(
     request: Request,
-    after: int = Query(0, ge=0, description="cursor: the last record_id already read"),
+    after: int = Query(
+        0, ge=0, le=MAX_CURSOR, description="cursor: the last record_id already read"
+    ),
     limit: int = Query(1000, ge=1, le=10_000),
-) -> StreamingResponse:
+) -> NDJSONResponse:
     """Accepted examples of every job as NDJSON, oldest first; ``X-Next-Cursor`` is the
     cursor to pass next."""
     rows = await run_in_threadpool(
@@ -157,10 +177,11 @@ async def read_records(
         for row in rows:
             yield orjson.dumps(row.wire()) + b"\n"
 
-    return StreamingResponse(lines(), media_type=NDJSON, headers={"X-Next-Cursor": str(cursor)})
+    return NDJSONResponse(lines(), media_type=NDJSON, headers={"X-Next-Cursor": str(cursor)})
 
 
-@router.post("/evaluate", response_model=EvaluateResponse)
+@router.post("/evaluate", response_model=EvaluateResponse, responses=error_responses(503))
 async def evaluate(body: EvaluateRequest, request: Request) -> EvaluateResponse:
-    """Score an OpenAI-compatible endpoint on BFCL categories (503 when unreachable)."""
+    """Score an OpenAI-compatible endpoint on BFCL categories (503 when unreachable; 422 for
+    a ``base_url`` outside ``REFINERY_ALLOWED_UPSTREAMS``)."""
     return await run_in_threadpool(service.evaluate, body, request.app.state.settings)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from services.common.jobs import Job
-from services.common.protocol import JobOut
+from services.common.protocol import FiniteFloat, JobOut, Seed, StrictInt, UpstreamUrl
 
 __all__ = [
     "CatalogIn",
@@ -22,15 +22,40 @@ __all__ = [
 
 CATALOG_NAME = r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,99}$"
 ExportFormat = Literal["trl", "bfcl"]
+MAX_TOOLS = 10_000
+"""Tools one catalog may carry on the wire (``REFINERY_SYNTH_MAX_CATALOG_TOOLS`` may lower it)."""
+MAX_N = 10_000_000
+MAX_WEIGHT = 1e6
+MixWeight = Annotated[FiniteFloat, Field(ge=0, le=MAX_WEIGHT)]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+_PING = {
+    "type": "function",
+    "function": {
+        "name": "ping_host",
+        "description": "Check that a host answers.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "host": {"type": "string", "description": "Host name to ping"},
+                "count": {"type": "integer", "minimum": 1, "maximum": 10},
+            },
+            "required": ["host"],
+        },
+    },
+}
 
 
 class CatalogIn(BaseModel):
     """``POST /v1/catalogs``: a named list of OpenAI function schemas."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"name": "net", "tools": [_PING]}]}
+    )
 
     name: str = Field(pattern=CATALOG_NAME)
-    tools: list[Any]
+    tools: list[Any] = Field(min_length=1, max_length=MAX_TOOLS)
     """Validated by :func:`services.synth.catalog.validate_catalog` (422 names the field)."""
 
 
@@ -48,23 +73,46 @@ class CatalogOut(CatalogSummary):
 class SynthesizeRequest(BaseModel):
     """``POST /v1/synthesize``: what to synthesize from, how many, how."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"catalog": "builtin", "n": 5, "mix": {"simple": 1, "parallel": 1}, "seed": 7},
+                {"catalog": [_PING], "n": 2, "mix": {"simple": 1}},
+            ]
+        },
+    )
 
     catalog: str | list[Any] = "builtin"
-    """A stored catalog's name (``builtin`` always exists) or an inline list of tools."""
-    n: int = Field(100, ge=1)
+    """A stored catalog's name (``builtin`` always exists, at most 100 characters) or an
+    inline list of at most 10 000 tools."""
+    n: StrictInt = Field(100, ge=1, le=MAX_N)
     """Accepted examples wanted (at most ``REFINERY_SYNTH_MAX_N``)."""
-    mix: dict[str, float] | None = None
-    """Category weights, e.g. ``{"simple": 0.4, "parallel": 0.6}``; None: the sampler's."""
-    generator: str = "template"
+    mix: dict[Annotated[str, Field(max_length=50)], MixWeight] | None = Field(
+        None, max_length=16
+    )
+    """Category weights in [0, 1e6], at least one positive, e.g.
+    ``{"simple": 0.4, "parallel": 0.6}``; None: the sampler's."""
+    generator: Annotated[str, Field(max_length=50)] = "template"
     """``template`` (built in, no network) or ``llm`` (``REFINERY_LLM_BASE_URL``)."""
-    seed: int = 0
+    seed: Seed = 0
     """The same seed, catalog and options draw the same ground truths in the same order."""
-    max_refine_rounds: int = Field(3, ge=0)
+    max_refine_rounds: StrictInt = Field(3, ge=0, le=100)
+    """At most ``REFINERY_SYNTH_MAX_REFINE_ROUNDS``."""
     isolate: bool = False
     """Drop tools that overlap BFCL's own functions first (the job reports them)."""
     feedback: bool = True
     """Pass the checkers' issues to each refinement round (off: plain resampling)."""
+
+
+    @field_validator("catalog")
+    @classmethod
+    def _bounded_catalog(cls, value: str | list[Any]) -> str | list[Any]:
+        if isinstance(value, str) and len(value) > 100:
+            raise ValueError("a catalog name has at most 100 characters")
+        if isinstance(value, list) and len(value) > MAX_TOOLS:
+            raise ValueError(f"an inline catalog holds at most {MAX_TOOLS} tools")
+        return value
 
 
 class SynthJobOut(JobOut):
@@ -97,16 +145,21 @@ class ExamplesPage(BaseModel):
 class EvaluateRequest(BaseModel):
     """``POST /v1/evaluate``: score a served model on BFCL categories."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"categories": ["simple"], "limit": 10}]}
+    )
 
-    base_url: str | None = None
-    """OpenAI-compatible endpoint (with ``/v1``); default ``REFINERY_LLM_BASE_URL``."""
-    model: str | None = None
+    base_url: UpstreamUrl | None = None
+    """OpenAI-compatible endpoint (with ``/v1``); default ``REFINERY_LLM_BASE_URL``. Another
+    endpoint must be allowed by ``REFINERY_ALLOWED_UPSTREAMS`` and gets no API key."""
+    model: Name | None = None
     """Default ``REFINERY_LLM_MODEL``."""
-    categories: list[str] = Field(default_factory=lambda: ["simple"], min_length=1)
-    limit: int = Field(50, ge=1)
-    """Questions per category at most."""
-    timeout_s: float = Field(60.0, gt=0, le=600)
+    categories: list[Annotated[str, Field(min_length=1, max_length=50)]] = Field(
+        default_factory=lambda: ["simple"], min_length=1, max_length=16
+    )
+    limit: StrictInt = Field(50, ge=1, le=1_000_000)
+    """Questions per category at most (``REFINERY_EVALUATE_MAX_LIMIT``)."""
+    timeout_s: FiniteFloat = Field(60.0, gt=0, le=600)
 
 
 class EvaluateResponse(BaseModel):

@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 
 from services.common.errors import ConflictError, NotFoundError, RefineryError
 from services.common.jobs import Job, JobQueue
+from services.common.upstreams import AllowList, same_upstream
 from services.synth import store
 from services.synth.calls import CATEGORIES, Tool, tool_name
 from services.synth.catalog import CatalogError, builtin_catalog, validate_catalog
@@ -50,17 +51,22 @@ class InvalidRequest(RefineryError):
 # -- generators -------------------------------------------------------------------------
 
 
-def _llm(settings: SynthSettings, *, base_url: str | None = None, model: str | None = None) -> Any:
-    base_url = base_url or settings.llm_base_url
-    model = model or settings.llm_model
-    if not base_url or not model:
-        raise LLMUnavailableError(
-            "the llm generator needs REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL",
+class LLMNotConfigured(InvalidRequest):
+    """This synth has no LLM endpoint for what was asked: no retry helps until it is set."""
+
+    code = "llm_not_configured"
+
+
+def _llm(settings: SynthSettings) -> Any:
+    if not settings.llm_base_url or not settings.llm_model:
+        raise LLMNotConfigured(
+            "the llm generator needs an endpoint, and this synth has none: set "
+            "REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL, or use generator template",
             param="generator",
         )
     return LLMGenerator(
-        base_url,
-        model,
+        settings.llm_base_url,
+        settings.llm_model,
         api_key=settings.llm_api_key,
         timeout_s=settings.llm_timeout_s,
         max_retries=settings.llm_max_retries,
@@ -79,7 +85,8 @@ def build_generator(name: str, settings: SynthSettings) -> Generator:
 
 
 def check_generator(name: str, settings: SynthSettings) -> None:
-    """Raise unless ``name`` can run now: unknown (422) or an unreachable endpoint (503)."""
+    """Raise unless ``name`` can run now: unknown or unconfigured (422), or an unreachable
+    endpoint (503)."""
     if name not in GENERATORS:
         raise _unknown_generator(name)
     if name == "llm":
@@ -110,7 +117,7 @@ def _relocated(error: CatalogError, prefix: str) -> CatalogError:
     param = error.param or "catalog"
     if param.startswith("catalog"):
         param = prefix + param[len("catalog") :]
-    return CatalogError(error.message, param=param, context=error.context)
+    return CatalogError(error.message, code=error.code, param=param, context=error.context)
 
 
 def list_catalogs(engine: Engine) -> list[CatalogOut]:
@@ -254,20 +261,30 @@ def get_job(queue: JobQueue, job_id: str) -> Job:
 
 
 def evaluate(body: EvaluateRequest, settings: SynthSettings) -> EvaluateResponse:
-    """Score the served model on BFCL categories (503 when the endpoint is unreachable)."""
+    """Score the served model on BFCL categories: 422 ``llm_not_configured`` without an
+    endpoint, 503 when it is unreachable.
+
+    A ``base_url`` other than ``REFINERY_LLM_BASE_URL`` must be allowed by
+    ``REFINERY_ALLOWED_UPSTREAMS`` (422 ``upstream_not_allowed`` before any request) and is
+    sent no API key: ``REFINERY_LLM_API_KEY`` goes to the configured endpoint only.
+    """
+    if body.limit > settings.evaluate_max_limit:
+        raise InvalidRequest(f"limit is at most {settings.evaluate_max_limit}", param="limit")
+    if body.base_url is not None:
+        upstreams = AllowList([settings.llm_base_url], settings.allowed_upstreams)
+        upstreams.require(body.base_url, param="base_url")
     base_url = body.base_url or settings.llm_base_url
     model = body.model or settings.llm_model
     if not base_url or not model:
-        raise LLMUnavailableError(
-            "no endpoint to evaluate: pass base_url and model or set REFINERY_LLM_BASE_URL and "
+        raise LLMNotConfigured(
+            "no endpoint to evaluate: pass base_url and model, or set REFINERY_LLM_BASE_URL and "
             "REFINERY_LLM_MODEL",
             param="base_url" if not base_url else "model",
         )
-    if body.limit > settings.evaluate_max_limit:
-        raise InvalidRequest(f"limit is at most {settings.evaluate_max_limit}", param="limit")
     from services.synth.bfcl.evaluate import evaluate as bfcl_evaluate
 
-    headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
+    key = settings.llm_api_key if same_upstream(base_url, settings.llm_base_url) else None
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     with httpx.Client(base_url=base_url, timeout=body.timeout_s, headers=headers) as client:
         try:
             results = bfcl_evaluate(client, model, categories=body.categories, limit=body.limit)

@@ -8,6 +8,8 @@ from starlette.concurrency import run_in_threadpool
 
 from services.common.errors import NotFoundError
 from services.common.jobs import Job
+from services.common.protocol import ERROR_RESPONSES, error_responses
+from services.common.responses import NDJSON
 from services.trainer import service, training
 from services.trainer.jobs import TRAIN_KIND, job_view
 from services.trainer.protocol import (
@@ -24,20 +26,27 @@ from services.trainer.protocol import (
 )
 from services.trainer.store import DatasetRow, new_id
 
-router = APIRouter(prefix="/v1", tags=["trainer"])
+router = APIRouter(prefix="/v1", tags=["trainer"], responses=ERROR_RESPONSES)
+_NDJSON_FILE = {200: {"description": "JSON Lines", "content": {NDJSON: {}}}}
 
 
-@router.post("/sources:pull", response_model=PullResponse)
+@router.post("/sources:pull", response_model=PullResponse, responses=error_responses(503))
 async def pull_sources(body: PullRequest, request: Request) -> PullResponse:
     """Pull new records from each service, from its stored cursor; keep them with provenance."""
     state = request.app.state
+    params = [f"sources[{index}]" for index in range(len(body.sources))]
     results = await run_in_threadpool(
-        service.pull_sources, state.store, state.upstreams, body.sources
+        lambda: service.pull_sources(state.store, state.upstreams, body.sources, params=params)
     )
     return PullResponse(results=[PullOut(**r.wire()) for r in results])
 
 
-@router.post("/datasets:build", response_model=DatasetOut, status_code=201)
+@router.post(
+    "/datasets:build",
+    response_model=DatasetOut,
+    status_code=201,
+    responses=error_responses(503),
+)
 async def build_dataset(body: BuildDatasetRequest, request: Request) -> DatasetOut:
     """Pull (unless ``pull: false``), build, and store a dataset; an empty one is a 422."""
     state = request.app.state
@@ -60,20 +69,26 @@ def _dataset(request: Request, dataset_id: str) -> DatasetRow:
     return row
 
 
-@router.get("/datasets/{dataset_id}", response_model=DatasetOut)
+@router.get("/datasets/{dataset_id}", response_model=DatasetOut, responses=error_responses(404))
 async def get_dataset(dataset_id: str, request: Request) -> DatasetOut:
     """A dataset's statistics, sources (with provenance) and filters."""
     return service.dataset_out(await run_in_threadpool(_dataset, request, dataset_id))
 
 
-@router.get("/datasets/{dataset_id}/download")
+@router.get(
+    "/datasets/{dataset_id}/download",
+    response_class=FileResponse,
+    responses={**_NDJSON_FILE, **error_responses(404)},
+)
 async def download_dataset(dataset_id: str, request: Request) -> FileResponse:
     """The dataset's rows as JSONL, to inspect before training."""
     row = await run_in_threadpool(_dataset, request, dataset_id)
     return FileResponse(row.path, media_type="application/x-ndjson", filename=f"{row.id}.jsonl")
 
 
-@router.post("/train", response_model=JobOut, status_code=202)
+@router.post(
+    "/train", response_model=JobOut, status_code=202, responses=error_responses(404, 409)
+)
 async def train(body: TrainRequest, request: Request) -> JobOut:
     """Check everything that can refuse the run (4xx), then queue it; poll ``/v1/jobs/{id}``."""
     state = request.app.state
@@ -90,13 +105,13 @@ async def _job(request: Request, job_id: str) -> Job:
     return job
 
 
-@router.get("/jobs/{job_id}", response_model=JobOut)
+@router.get("/jobs/{job_id}", response_model=JobOut, responses=error_responses(404))
 async def get_job(job_id: str, request: Request) -> JobOut:
     """A train job: status, progress (step, loss curve, last checkpoint), result or error."""
     return job_view(await _job(request, job_id), request.app.state.settings)
 
 
-@router.post("/jobs/{job_id}/cancel", response_model=JobOut)
+@router.post("/jobs/{job_id}/cancel", response_model=JobOut, responses=error_responses(404))
 async def cancel_job(job_id: str, request: Request) -> JobOut:
     """Stop a queued or running job; the runner saves the last step's checkpoint and stops."""
     await _job(request, job_id)
@@ -111,7 +126,7 @@ async def list_models(request: Request) -> list[ModelOut]:
     return [training.model_out(row) for row in rows]
 
 
-@router.get("/models/{model_id}", response_model=ModelOut)
+@router.get("/models/{model_id}", response_model=ModelOut, responses=error_responses(404))
 async def get_model(model_id: str, request: Request) -> ModelOut:
     row = await run_in_threadpool(request.app.state.store.model, model_id)
     if row is None:
@@ -119,7 +134,11 @@ async def get_model(model_id: str, request: Request) -> ModelOut:
     return training.model_out(row)
 
 
-@router.post("/models/{model_id}/publish", response_model=PublishOut)
+@router.post(
+    "/models/{model_id}/publish",
+    response_model=PublishOut,
+    responses=error_responses(404, 409, 503),
+)
 async def publish_model(
     model_id: str, request: Request, body: PublishRequest | None = None
 ) -> PublishOut:
@@ -128,7 +147,7 @@ async def publish_model(
     url = body.planner_url if body is not None else None
 
     def run() -> PublishOut:
-        with state.upstreams.client("planner", url) as planner:
+        with state.upstreams.client("planner", url, param="planner_url") as planner:
             return training.publish(state.store, model_id, planner)
 
     return await run_in_threadpool(run)

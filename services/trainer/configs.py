@@ -8,6 +8,7 @@ that names the key, so a typo never silently trains with a default.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_type_hints
 
@@ -21,6 +22,7 @@ __all__ = [
     "PolicyGradientHyper",
     "SFTHyper",
     "TrainerInputError",
+    "coerce_fields",
     "hyper_from_dict",
 ]
 
@@ -131,8 +133,29 @@ _KINDS: dict[str, type[Hyper]] = {
     "dpo": DPOHyper,
     "policy_gradient": PolicyGradientHyper,
 }
-_POSITIVE = {"epochs", "lr", "batch_size", "max_length", "beta", "max_grad_norm", "r", "alpha"}
-_NON_NEGATIVE = {"save_steps", "keep_checkpoints", "kl_coef", "clip", "dropout"}
+Range = tuple[float, float, bool]
+"""``(low, high, low_excluded)``: a value lies in [low, high], or (low, high] when excluded."""
+
+RANGES: dict[str, Range] = {
+    "seed": (0, 2**32 - 1, False),
+    "epochs": (0, 1000, True),
+    "lr": (0, 10, True),
+    "batch_size": (1, 4096, False),
+    "max_length": (1, 131_072, False),
+    "max_steps": (-1, 10**8, False),
+    "save_steps": (0, 10**8, False),
+    "keep_checkpoints": (0, 1000, False),
+    "max_grad_norm": (0, 1e6, True),
+    "beta": (0, 1000, True),
+    "min_margin": (-1e6, 1e6, False),
+    "kl_coef": (0, 1000, False),
+    "clip": (0, 100, False),
+    "r": (1, 1024, False),
+    "alpha": (1, 65_536, False),
+    "dropout": (0, 0.99, False),
+}
+"""The bounds of every numeric hyper-parameter (a value outside is a 422 naming it)."""
+MAX_TARGET_MODULES = 64
 
 
 def hyper_from_dict(kind: str, data: dict[str, Any] | None) -> Hyper:
@@ -144,13 +167,24 @@ def hyper_from_dict(kind: str, data: dict[str, Any] | None) -> Hyper:
             code="unknown_kind",
             param="kind",
         )
-    values = _coerce(cls, dict(data or {}), prefix="hyper")
+    values = coerce_fields(cls, dict(data or {}), prefix="hyper", ranges=RANGES)
     if isinstance(values.get("lora"), dict):
-        values["lora"] = LoraSpec(**_coerce(LoraSpec, values["lora"], prefix="hyper.lora"))
+        lora = coerce_fields(LoraSpec, values["lora"], prefix="hyper.lora", ranges=RANGES)
+        values["lora"] = LoraSpec(**lora)
     return cls(**values)
 
 
-def _coerce(cls: type, data: dict[str, Any], *, prefix: str) -> dict[str, Any]:
+def coerce_fields(
+    cls: type,
+    data: dict[str, Any],
+    *,
+    prefix: str,
+    ranges: dict[str, Range],
+    unknown_code: str = "unknown_hyper",
+) -> dict[str, Any]:
+    """``data`` checked against the dataclass ``cls``: known keys, JSON types matching the
+    annotations (a boolean is no number; an integer is a valid float), finite numbers inside
+    ``ranges``. A 422 naming ``<prefix>.<key>`` otherwise."""
     hints = get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
     out: dict[str, Any] = {}
@@ -158,12 +192,25 @@ def _coerce(cls: type, data: dict[str, Any], *, prefix: str) -> dict[str, Any]:
         param = f"{prefix}.{key}"
         if key not in names:
             raise TrainerInputError(
-                f"unknown hyper-parameter {key!r}; known: {', '.join(sorted(names))}",
-                code="unknown_hyper",
+                f"unknown setting {key!r}; known: {', '.join(sorted(names))}",
+                code=unknown_code,
                 param=param,
             )
         out[key] = _check(key, value, hints[key], param)
+        if key in ranges:
+            _check_range(key, out[key], ranges[key], param)
     return out
+
+
+def _check_range(key: str, value: Any, bounds: Range, param: str) -> None:
+    low, high, excluded = bounds
+    inside = (low < value if excluded else low <= value) and value <= high
+    if not (inside and (not isinstance(value, float) or math.isfinite(value))):
+        opening = "(" if excluded else "["
+        raise TrainerInputError(
+            f"{key} out of range: {repr(value)[:40]} (allowed {opening}{low:g}, {high:g}])",
+            param=param,
+        )
 
 
 def _check(key: str, value: Any, hint: Any, param: str) -> Any:
@@ -173,20 +220,24 @@ def _check(key: str, value: Any, hint: Any, param: str) -> Any:
             return value
         raise TrainerInputError(f"{key} must be an object or null", param=param)
     if key == "target_modules":
-        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value) and value:
+        if (
+            isinstance(value, list | tuple)
+            and 0 < len(value) <= MAX_TARGET_MODULES
+            and all(isinstance(v, str) and 0 < len(v) <= 200 for v in value)
+        ):
             return tuple(value)
-        raise TrainerInputError(f"{key} must be a non-empty list of names", param=param)
+        raise TrainerInputError(
+            f"{key} must be a non-empty list of at most {MAX_TARGET_MODULES} names", param=param
+        )
     if hint is bool or text == "bool":
         ok = isinstance(value, bool)
     elif hint is int or text == "int":
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif hint is float or text == "float":
         ok = isinstance(value, int | float) and not isinstance(value, bool)
-        value = float(value) if ok else value
+        value = float(value) if ok and abs(value) < 1e300 else value
     else:
-        ok = isinstance(value, str)
+        ok = isinstance(value, str) and len(value) <= 200
     if not ok:
         raise TrainerInputError(f"{key} has the wrong type ({type(value).__name__})", param=param)
-    if (key in _POSITIVE and value <= 0) or (key in _NON_NEGATIVE and value < 0):
-        raise TrainerInputError(f"{key} out of range: {value!r}", param=param)
     return value

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator
 
-from services.common.protocol import JobOut
+from services.common.protocol import FiniteFloat, JobOut, Seed, StrictInt, UpstreamUrl
 
 DatasetKind = Literal["repair_sft", "tool_sft", "evo_pairs", "solar", "grpo_sparse", "gui_sft"]
 TrainKind = Literal["sft", "dpo", "solar", "grpo_sparse"]
@@ -20,6 +20,19 @@ TRAINS_ON: dict[str, frozenset[str]] = {
 }
 """Which dataset kinds each train kind accepts."""
 
+MAX_SOURCES = 64
+"""Sources one pull or build may name."""
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("a path or name holds no NUL character")
+    return value
+
+
+PathText = Annotated[str, Field(min_length=1, max_length=4096), AfterValidator(_no_nul)]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+
 
 class ServiceSourceIn(BaseModel):
     """Records of a running service, pulled from its last cursor first."""
@@ -27,8 +40,9 @@ class ServiceSourceIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     service: Literal["planner", "synth"]
-    url: str | None = Field(None, min_length=1)
-    """Default: ``REFINERY_PLANNER_URL`` / ``REFINERY_SYNTH_URL``."""
+    url: UpstreamUrl | None = None
+    """Default: ``REFINERY_PLANNER_URL`` / ``REFINERY_SYNTH_URL``. Another instance must be
+    allowed by ``REFINERY_ALLOWED_UPSTREAMS`` and is called without the trainer's API key."""
 
 
 class FileSourceIn(BaseModel):
@@ -36,14 +50,15 @@ class FileSourceIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    path: str = Field(min_length=1)
+    path: PathText
 
 
 class EpisodeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    n: int = Field(ge=1)
-    seed: int = 0
+    n: StrictInt = Field(ge=1, le=1_000_000)
+    """At most ``REFINERY_MAX_EPISODES``."""
+    seed: Seed = 0
 
 
 class EpisodesSourceIn(BaseModel):
@@ -54,7 +69,28 @@ class EpisodesSourceIn(BaseModel):
     episodes: EpisodeSpec
 
 
-SourceIn = ServiceSourceIn | FileSourceIn | EpisodesSourceIn
+def _source(value: Any) -> ServiceSourceIn | FileSourceIn | EpisodesSourceIn:
+    """The source model its key names (``service``, ``path`` or ``episodes``), so an error
+    names the field inside it (``sources[0].episodes.n``)."""
+    if isinstance(value, ServiceSourceIn | FileSourceIn | EpisodesSourceIn):
+        return value
+    if isinstance(value, dict):
+        for key, model in (
+            ("service", ServiceSourceIn),
+            ("path", FileSourceIn),
+            ("episodes", EpisodesSourceIn),
+        ):
+            if key in value:
+                return model.model_validate(value)
+    raise ValueError('give a source as {"service": …}, {"path": …} or {"episodes": …}')
+
+
+SourceIn = Annotated[
+    ServiceSourceIn | FileSourceIn | EpisodesSourceIn,
+    PlainValidator(
+        _source, json_schema_input_type=ServiceSourceIn | FileSourceIn | EpisodesSourceIn
+    ),
+]
 
 
 class DatasetFilters(BaseModel):
@@ -62,32 +98,45 @@ class DatasetFilters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    margin: float | None = Field(None, ge=0, allow_inf_nan=False)
+    margin: FiniteFloat | None = Field(None, ge=0, le=1e6)
     """evo_pairs: the least VES gap between chosen and rejected."""
-    min_ves_gain: float | None = Field(None, allow_inf_nan=False)
+    min_ves_gain: FiniteFloat | None = Field(None, ge=-1e6, le=1e6)
     """repair_sft: keep patches that raised VES at least this much."""
-    proposers: list[str] | None = None
+    proposers: list[Name] | None = Field(None, max_length=100)
     """planner records: keep only these proposers' candidates."""
-    max_rows: int | None = Field(None, ge=1)
+    max_rows: StrictInt | None = Field(None, ge=1, le=10**9)
     """Keep the first rows only (after the other filters)."""
-    solar: dict[str, Any] | None = None
+    solar: dict[str, Any] | None = Field(None, max_length=32)
     """solar / grpo_sparse: SolarConfig fields (n_candidates, w1, fail_threshold, …)."""
 
 
 class BuildDatasetRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"kind": "gui_sft", "sources": [{"episodes": {"n": 4, "seed": 1}}]},
+                {"kind": "repair_sft", "sources": [{"service": "planner"}], "pull": True},
+            ]
+        },
+    )
 
     kind: DatasetKind
-    sources: list[SourceIn] = Field(min_length=1)
+    sources: list[SourceIn] = Field(min_length=1, max_length=MAX_SOURCES)
     filters: DatasetFilters = DatasetFilters()
     pull: bool = True
     """Pull new records from each service source before building."""
 
 
 class PullRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"sources": [{"service": "planner"}, {"service": "synth"}]}]
+        },
+    )
 
-    sources: list[ServiceSourceIn] = Field(min_length=1)
+    sources: list[ServiceSourceIn] = Field(min_length=1, max_length=MAX_SOURCES)
 
 
 class PullOut(BaseModel):
@@ -122,11 +171,13 @@ class TrainRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: TrainKind
-    data: str = Field(min_length=1)
+    data: Name
     """A dataset id from ``POST /v1/datasets:build``."""
-    base: str = "tiny"
+    base: Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_no_nul)] = "tiny"
     """``tiny`` (built from config with a locally trained tokenizer), a local path or a hub id."""
-    hyper: dict[str, Any] = {}
+    hyper: dict[str, Any] = Field(default_factory=dict, max_length=32)
+    """Hyper-parameters of the kind (``services.trainer.configs``), each type-checked and
+    bounded."""
 
 
 class ModelOut(BaseModel):
@@ -145,8 +196,9 @@ class ModelOut(BaseModel):
 class PublishRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    planner_url: str | None = Field(None, min_length=1)
-    """Default: ``REFINERY_PLANNER_URL``."""
+    planner_url: UpstreamUrl | None = None
+    """Default: ``REFINERY_PLANNER_URL``. Another planner must be allowed by
+    ``REFINERY_ALLOWED_UPSTREAMS`` and is called without the trainer's API key."""
 
 
 class PublishOut(BaseModel):

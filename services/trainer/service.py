@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from services.common.errors import RefineryError, UnavailableError
+from services.common.upstreams import AllowList, same_upstream
 from services.trainer.config import TrainerSettings
 from services.trainer.protocol import (
     BuildDatasetRequest,
@@ -56,7 +57,13 @@ FILTERS_FOR: dict[str, frozenset[str]] = {
 
 
 class Upstreams:
-    """The planner and synth clients sources and publishing use (tests inject in-process ones)."""
+    """The planner and synth clients sources and publishing use (tests inject in-process ones).
+
+    A request may name another instance (a source's ``url``, ``planner_url``): it must lie
+    under ``REFINERY_PLANNER_URL``, ``REFINERY_SYNTH_URL`` or an entry of
+    ``REFINERY_ALLOWED_UPSTREAMS`` (422 ``upstream_not_allowed`` otherwise), and it is called
+    without this service's API key, which only the configured instances receive.
+    """
 
     def __init__(
         self, settings: TrainerSettings, *, planner: Any = None, synth: Any = None
@@ -64,9 +71,13 @@ class Upstreams:
         self.settings = settings
         self._given = {"planner": planner, "synth": synth}
         self._owned: dict[str, Any] = {}
+        self.allowed = AllowList(
+            [settings.planner_url, settings.synth_url], settings.allowed_upstreams
+        )
 
-    def _new(self, service: str, url: str) -> Any:
-        key = next(iter(self.settings.api_keys), None)
+    def _new(self, service: str, url: str, *, configured: bool) -> Any:
+        # "" rather than None: a client given no key would read REFINERY_API_KEY instead
+        key = next(iter(self.settings.api_keys), None) if configured else ""
         if service == "planner":
             from clients.planner import PlannerClient
 
@@ -77,17 +88,32 @@ class Upstreams:
             raise UnavailableError("no synth client in this installation") from None
         return SynthClient(url, api_key=key)
 
+    def _named(self, service: str, url: str | None) -> str | None:
+        """``url`` when it names an instance other than the configured one, else None."""
+        if url is None or same_upstream(url, getattr(self.settings, f"{service}_url")):
+            return None
+        return url
+
+    def check(self, service: str, url: str | None, *, param: str) -> None:
+        """422 ``upstream_not_allowed`` naming ``param`` unless ``url`` may be called."""
+        named = self._named(service, url)
+        if named is not None:
+            self.allowed.require(named, param=param)
+
     @contextlib.contextmanager
-    def client(self, service: str, url: str | None = None) -> Iterator[Any]:
-        """The configured client for ``service``, or a short-lived one for another ``url``."""
-        if url is None:
+    def client(self, service: str, url: str | None = None, *, param: str = "url") -> Iterator[Any]:
+        """The configured client for ``service``, or a short-lived keyless one for another
+        allowed ``url``."""
+        named = self._named(service, url)
+        if named is None:
             found = self._given[service] or self._owned.get(service)
             if found is None:
                 default = getattr(self.settings, f"{service}_url")
-                found = self._owned[service] = self._new(service, default)
+                found = self._owned[service] = self._new(service, default, configured=True)
             yield found
             return
-        client = self._new(service, url)
+        self.allowed.require(named, param=param)
+        client = self._new(service, named, configured=False)
         try:
             yield client
         finally:
@@ -100,15 +126,19 @@ class Upstreams:
 
 
 def pull_sources(
-    store: Store, upstreams: Upstreams, sources: list[ServiceSourceIn]
+    store: Store, upstreams: Upstreams, sources: list[ServiceSourceIn], *, params: list[str]
 ) -> list[PullResult]:
-    """Pull every service source from its stored cursor; unreachable services are a 503."""
+    """Pull every service source from its stored cursor; unreachable services are a 503.
+    ``params`` names each source on the wire (``sources[2]``). Every URL is checked against
+    the allow-list before the first request."""
     from clients.errors import RefineryClientError
 
+    for source, param in zip(sources, params, strict=True):
+        upstreams.check(source.service, source.url, param=f"{param}.url")
     settings = upstreams.settings
     results = []
-    for index, source in enumerate(sources):
-        with upstreams.client(source.service, source.url) as client:
+    for source, param in zip(sources, params, strict=True):
+        with upstreams.client(source.service, source.url, param=f"{param}.url") as client:
             feed = planner_feed(client) if source.service == "planner" else synth_feed(client)
             try:
                 results.append(
@@ -123,7 +153,7 @@ def pull_sources(
                 raise UnavailableError(
                     f"cannot pull from the {source.service} at {feed.url}: {error}",
                     code="source_unavailable",
-                    param=f"sources[{index}]",
+                    param=param,
                 ) from None
     return results
 
@@ -170,8 +200,8 @@ def _gather(
             )
         if isinstance(source, ServiceSourceIn):
             if request.pull:
-                pulled += pull_sources(store, upstreams, [source])
-            _add_service(store, upstreams, source, inputs)
+                pulled += pull_sources(store, upstreams, [source], params=[param])
+            _add_service(store, upstreams, source, inputs, param)
         elif isinstance(source, FileSourceIn):
             found = read_jsonl(Path(source.path), roots, param=f"{param}.path")
             inputs.add_rows(found.rows)
@@ -189,11 +219,11 @@ def _source_name(source: Any) -> str:
 
 
 def _add_service(
-    store: Store, upstreams: Upstreams, source: ServiceSourceIn, inputs: Inputs
+    store: Store, upstreams: Upstreams, source: ServiceSourceIn, inputs: Inputs, param: str
 ) -> None:
     from services.trainer.sources import source_key
 
-    with upstreams.client(source.service, source.url) as client:
+    with upstreams.client(source.service, source.url, param=f"{param}.url") as client:
         key = source_key(source.service, client.base_url)
     rows = store.records(key)
     payloads = [row.payload for row in rows]
@@ -295,12 +325,18 @@ def _all_episodes(inputs: Inputs, filters: DatasetFilters) -> tuple[list[dict], 
 
 
 def _solar_config(filters: DatasetFilters) -> Any:
-    from services.trainer.solar import SolarConfig
+    from services.trainer.configs import coerce_fields
+    from services.trainer.solar import LIMITS, SolarConfig
 
+    given = coerce_fields(
+        SolarConfig,
+        filters.solar or {},
+        prefix="filters.solar",
+        ranges=LIMITS,
+        unknown_code="invalid_build",
+    )
     try:
-        return SolarConfig(**(filters.solar or {}))
-    except TypeError as error:
-        raise BuildError(f"bad SOLAR setting: {error}", param="filters.solar") from None
+        return SolarConfig(**given)
     except RefineryError as error:
         error.param = f"filters.solar.{error.param}" if error.param else "filters.solar"
         raise
@@ -388,6 +424,9 @@ def build_dataset(store: Store, upstreams: Upstreams, request: BuildDatasetReque
     settings = upstreams.settings
     _check_filters(request.kind, request.filters)
     roots = settings.source_roots or [settings.data_dir, Path.cwd()]
+    for index, source in enumerate(request.sources):
+        if isinstance(source, ServiceSourceIn):
+            upstreams.check(source.service, source.url, param=f"sources[{index}].url")
     inputs, pulled = _gather(store, upstreams, request, roots)
     rows, stats = BUILDERS[request.kind](inputs, request.filters)
     if request.filters.max_rows is not None:

@@ -125,6 +125,19 @@ class SolarConfig:
 
 DEFAULT = SolarConfig()
 
+LIMITS: dict[str, tuple[float, float, bool]] = {
+    "n_candidates": (2, 256, False),
+    "temperature": (0, 100, False),
+    "click_box_scale": (1, 100, False),
+    "click_radius": (0, 10, False),
+    "fail_threshold": (0, 1, True),
+    "w1": (0, 1000, False),
+    "w2": (0, 1000, False),
+    "w3": (0, 1000, False),
+    "eps": (0, 1, True),
+}
+"""``(low, high, low_excluded)`` of every numeric :class:`SolarConfig` field on the wire."""
+
 
 def step_validity(
     pred_action: Mapping[str, Any], ref_step: Mapping[str, Any], config: SolarConfig = DEFAULT

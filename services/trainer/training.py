@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from services.common.errors import ConflictError, NotFoundError, RefineryError
+from services.common.errors import ConflictError, NotFoundError, RefineryError, UnavailableError
 from services.trainer.configs import Hyper, hyper_from_dict
 from services.trainer.protocol import TRAINS_ON, ModelOut, PublishOut, TrainRequest
 from services.trainer.store import DatasetRow, ModelRow, Store
@@ -157,6 +157,32 @@ def publish(store: Store, model_id: str, planner: Any) -> PublishOut:
             code="checkpoint_missing",
             param="model_id",
         )
-    registered = planner.register_proposer(row.id, row.path)
+    registered = _register(planner, row.id, row.path)
     row = store.mark_published(row.id, registered.name)
     return PublishOut(model=model_out(row), proposer=registered.name)
+
+
+def _register(planner: Any, model_id: str, path: str) -> Any:
+    """``POST /v1/proposers`` on the planner: its refusal is a 422, its absence a 503."""
+    from clients.errors import APIError, RefineryClientError
+
+    where = getattr(planner, "base_url", "the planner")
+    try:
+        return planner.register_proposer(model_id, path)
+    except APIError as error:
+        if error.status_code >= 500:
+            raise UnavailableError(
+                f"the planner at {where} failed: {error}", code="planner_unavailable"
+            ) from None
+        raise RefineryError(
+            f"the planner at {where} refused the checkpoint: {error}",
+            code="planner_refused",
+            param="planner_url",
+            status_code=422,
+        ) from None
+    except RefineryClientError as error:
+        raise UnavailableError(
+            f"the planner at {where} is unreachable: {error}",
+            code="planner_unavailable",
+            param="planner_url",
+        ) from None

@@ -109,6 +109,18 @@ def test_a_service_that_dies_shows_its_log(tmp_path: Path, free_port: int) -> No
     assert (tmp_path / "logs" / "broken.log").exists()
 
 
+def test_a_service_bound_beyond_loopback_needs_keys(tmp_path: Path, free_port: int) -> None:
+    env = _env(free_port)
+    env.pop("REFINERY_ALLOW_UNAUTHENTICATED", None)
+    exposed = S.Service("verifier", "services.verifier.app:app", "0.0.0.0", free_port)
+    with (
+        pytest.raises(S.StackError) as info,
+        S.Stack([exposed], data_dir=tmp_path, env=env) as stack,
+    ):
+        stack.start(timeout=30)
+    assert "refusing to start the verifier unauthenticated on 0.0.0.0" in str(info.value)
+
+
 def test_a_stranger_on_the_port_is_refused(tmp_path: Path, live_url: str) -> None:
     port = int(live_url.rsplit(":", 1)[1])
     planner = S.Service("planner", "services.planner.app:app", "127.0.0.1", port)

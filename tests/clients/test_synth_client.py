@@ -22,6 +22,7 @@ from clients import (
 )
 from services.synth.app import build_app
 from services.synth.config import SynthSettings
+from tests.planner.fake_openai import closed_port_url
 
 ECHO = {
     "type": "function",
@@ -100,7 +101,24 @@ def test_errors_are_typed(synth: SynthClient) -> None:
         synth.job("missing")
     with pytest.raises(NotFoundError):
         synth.stream_export("missing", io.BytesIO())
-    with pytest.raises(UnavailableError) as down:
+    with pytest.raises(UnprocessableEntityError) as unconfigured:
+        synth.synthesize(generator="llm")
+    assert unconfigured.value.code == "llm_not_configured"
+
+
+def test_an_endpoint_that_is_down_is_a_typed_503(tmp_path: Path, database_url: str) -> None:
+    settings = SynthSettings(
+        data_dir=tmp_path,
+        database_url=database_url,
+        llm_max_retries=0,
+        llm_base_url=closed_port_url(),
+        llm_model="m",
+    )
+    with (
+        TestClient(build_app(settings)) as http,
+        SynthClient(http_client=http) as synth,
+        pytest.raises(UnavailableError) as down,
+    ):
         synth.synthesize(generator="llm")
     assert down.value.code == "llm_unavailable"
 

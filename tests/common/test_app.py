@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from starlette.websockets import WebSocketDisconnect
 
 import services.common.jobs  # noqa: F401  (registers the jobs table)
-from services.common.app import build_app, format_loc
+from services.common.app import UnsafeExposure, build_app, format_loc
 from services.common.db import make_engine
 from services.common.errors import ConflictError, NotFoundError
 from services.common.logs import JsonFormatter, current_request_id
@@ -341,3 +341,20 @@ def test_settings_dependency_follows_build_app_and_overrides() -> None:
 )
 def test_format_loc(loc: tuple[str | int, ...], expected: str | None) -> None:
     assert format_loc(loc) == expected
+
+
+def test_start_up_refuses_to_serve_unauthenticated_beyond_loopback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    exposed = DemoSettings(bind_host="0.0.0.0", log_level="WARNING")
+    app = build_app(title="demo", settings=exposed)
+    refused = pytest.raises(UnsafeExposure, match="refusing to start the demo unauthenticated")
+    with refused, TestClient(app):
+        pass
+    assert any("REFINERY_API_KEYS" in r.getMessage() for r in caplog.records)
+    keyed = DemoSettings(bind_host="0.0.0.0", api_keys=["k"], log_level="WARNING")
+    with TestClient(build_app(title="demo", settings=keyed)) as client:
+        assert client.get("/healthz").status_code == 200
+    trusted = DemoSettings(bind_host="0.0.0.0", allow_unauthenticated=True, log_level="WARNING")
+    with TestClient(build_app(title="demo", settings=trusted)) as client:
+        assert client.get("/healthz").status_code == 200

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from services.common.settings import CommonSettings, MiB, database_url_for
+from services.common.settings import CommonSettings, MiB, database_url_for, exposure_problem
 
 
 @pytest.fixture(autouse=True)
@@ -78,3 +78,32 @@ def test_database_url_for_prefers_configured_url(monkeypatch: pytest.MonkeyPatch
 def test_subclass_overrides_service_name_default() -> None:
     assert VerifierSettings().service_name == "verifier"
     assert CommonSettings().service_name == "refinery"
+
+
+def test_allowed_upstreams_from_env_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFINERY_ALLOWED_UPSTREAMS", "http://gpu:8000/v1, https://llm.example")
+    assert CommonSettings().allowed_upstreams == ["http://gpu:8000/v1", "https://llm.example"]
+    monkeypatch.setenv("REFINERY_ALLOWED_UPSTREAMS", '["http://gpu:8000/v1"]')
+    assert CommonSettings().allowed_upstreams == ["http://gpu:8000/v1"]
+    monkeypatch.setenv("REFINERY_ALLOWED_UPSTREAMS", "gpu:8000")
+    with pytest.raises(ValueError, match="REFINERY_ALLOWED_UPSTREAMS entry 'gpu:8000'"):
+        CommonSettings()
+
+
+@pytest.mark.parametrize(
+    ("settings", "refused"),
+    [
+        ({}, False),
+        ({"bind_host": "0.0.0.0"}, True),
+        ({"bind_host": "::"}, True),
+        ({"bind_host": "0.0.0.0", "api_keys": ["k"]}, False),
+        ({"bind_host": "0.0.0.0", "allow_unauthenticated": True}, False),
+        ({"bind_host": "localhost"}, False),
+    ],
+)
+def test_exposure_problem(settings: dict, refused: bool) -> None:
+    problem = exposure_problem(CommonSettings(**settings))
+    assert (problem is not None) is refused
+    if refused:
+        assert "\n" not in problem and "REFINERY_API_KEYS" in problem
+        assert "REFINERY_ALLOW_UNAUTHENTICATED" in problem

@@ -158,7 +158,7 @@ def test_inline_catalog_mix_and_idempotency(synth: TestClient) -> None:
         ({"catalog": "nope"}, 404, "catalog_not_found", "catalog"),
         ({"catalog": [PING, {"type": "function"}]}, 422, "invalid_catalog", "catalog[1].function"),
         ({"catalog": []}, 422, "invalid_catalog", "catalog"),
-        ({"generator": "llm"}, 503, "llm_unavailable", "generator"),
+        ({"generator": "llm"}, 422, "llm_not_configured", "generator"),
         ({"max_refine_rounds": 99}, 422, "invalid_request", "max_refine_rounds"),
     ],
 )
@@ -260,22 +260,23 @@ def test_llm_endpoint_down_is_503(tmp_path: Path, database_url: str) -> None:
 
 
 def test_evaluate_needs_an_endpoint(synth: TestClient) -> None:
-    error = _error(synth.post("/v1/evaluate", json={"categories": ["simple"]}), 503)
-    assert error["code"] == "llm_unavailable" and error["param"] == "base_url"
+    error = _error(synth.post("/v1/evaluate", json={"categories": ["simple"]}), 422)
+    assert error["code"] == "llm_not_configured" and error["param"] == "base_url"
 
 
 def test_evaluate_scores_an_endpoint(
-    synth: TestClient, fake_llm: tuple[FakeToolsOpenAI, str]
+    tmp_path: Path, database_url: str, fake_llm: tuple[FakeToolsOpenAI, str]
 ) -> None:
     fake, url = fake_llm
     fake.reset()
-    body = {"base_url": url, "model": MODEL, "categories": ["simple"], "limit": 2}
-    answer = synth.post("/v1/evaluate", json=body)
-    assert answer.status_code == 200, answer.text
-    report = answer.json()
-    assert report["base_url"] == url and report["model"] == MODEL
-    simple = report["results"]["categories"]["simple"]
-    assert simple["total"] == 2 and simple["no_calls"] == 2 and simple["accuracy"] == 0.0
-    assert len(fake.requests) == 2 and all("tools" in r for r in fake.requests)
-    unknown = synth.post("/v1/evaluate", json={**body, "categories": ["poetry"]})
-    assert _error(unknown, 422)["param"] == "categories"
+    for synth in _client(tmp_path, database_url, allowed_upstreams=[url]):
+        body = {"base_url": url, "model": MODEL, "categories": ["simple"], "limit": 2}
+        answer = synth.post("/v1/evaluate", json=body)
+        assert answer.status_code == 200, answer.text
+        report = answer.json()
+        assert report["base_url"] == url and report["model"] == MODEL
+        simple = report["results"]["categories"]["simple"]
+        assert simple["total"] == 2 and simple["no_calls"] == 2 and simple["accuracy"] == 0.0
+        assert len(fake.requests) == 2 and all("tools" in r for r in fake.requests)
+        unknown = synth.post("/v1/evaluate", json={**body, "categories": ["poetry"]})
+        assert _error(unknown, 422)["param"] == "categories"

@@ -43,9 +43,32 @@ def test_every_field_has_help() -> None:
         ("policy_gradient", {"kl_coef": -1}, "bad_hyper", "hyper.kl_coef"),
         ("dpo", {"loss_type": "nope"}, "bad_hyper", "hyper.loss_type"),
         ("ppo", {}, "unknown_kind", "kind"),
+        ("sft", {"lr": False}, "bad_hyper", "hyper.lr"),
+        ("sft", {"seed": True}, "bad_hyper", "hyper.seed"),
+        ("sft", {"epochs": True}, "bad_hyper", "hyper.epochs"),
+        ("sft", {"lr": float("nan")}, "bad_hyper", "hyper.lr"),
+        ("sft", {"lr": float("inf")}, "bad_hyper", "hyper.lr"),
+        ("sft", {"epochs": 1e308}, "bad_hyper", "hyper.epochs"),
+        ("sft", {"max_length": 10**400}, "bad_hyper", "hyper.max_length"),
+        ("sft", {"seed": -1}, "bad_hyper", "hyper.seed"),
+        ("sft", {"seed": 2**32}, "bad_hyper", "hyper.seed"),
+        ("sft", {"max_steps": -2}, "bad_hyper", "hyper.max_steps"),
+        ("sft", {"batch_size": 10**6}, "bad_hyper", "hyper.batch_size"),
+        ("dpo", {"beta": 1e9}, "bad_hyper", "hyper.beta"),
+        ("dpo", {"min_margin": -float("inf")}, "bad_hyper", "hyper.min_margin"),
+        ("dpo", {"loss_type": "x" * 500}, "bad_hyper", "hyper.loss_type"),
+        ("sft", {"lora": {"r": 10**6}}, "bad_hyper", "hyper.lora.r"),
+        ("sft", {"lora": {"dropout": 1}}, "bad_hyper", "hyper.lora.dropout"),
+        ("sft", {"lora": {"target_modules": ["q"] * 65}}, "bad_hyper", "hyper.lora.target_modules"),
     ],
 )
 def test_rejects_bad_hyper(kind: str, data: dict, code: str, param: str) -> None:
     with pytest.raises(TrainerInputError) as caught:
         hyper_from_dict(kind, data)
     assert (caught.value.code, caught.value.param, caught.value.status_code) == (code, param, 422)
+    assert len(caught.value.message) < 300
+
+
+def test_bounds_are_inclusive_where_they_should_be() -> None:
+    edge = hyper_from_dict("sft", {"seed": 2**32 - 1, "max_steps": -1, "lr": 10, "epochs": 1000})
+    assert edge.seed == 2**32 - 1 and edge.lr == 10.0 and isinstance(edge.epochs, float)

@@ -7,6 +7,7 @@ keys that exist, enums that can be drawn from, defaults that fit, bounds that le
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -20,6 +21,9 @@ from services.synth.calls import Tool
 __all__ = ["NAME_PATTERN", "CatalogError", "validate_catalog"]
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_DEPTH = 33
+"""Nested objects and arrays one ``parameters`` schema may hold (16 levels of nested
+properties): deeper ones are refused before any recursive check walks them."""
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -39,6 +43,10 @@ _BOUNDS = (
     ("minItems", "maxItems"),
     ("minProperties", "maxProperties"),
 )
+
+
+_SIZE_CAPS = {"minItems": 64, "minProperties": 64, "minLength": 4096}
+"""The largest lower size bounds a sampled value must meet (larger ones cannot be drawn)."""
 
 
 class CatalogError(RefineryError):
@@ -76,6 +84,7 @@ def _check_tool(tool: Any, path: str) -> str:
         raise CatalogError(
             'each tool must be an object {"type": "function", "function": {...}}', param=path
         )
+    _check_depth(tool, path)
     if tool.get("type") != "function":
         raise CatalogError('set "type" to "function"', param=f"{path}.type")
     function = tool.get("function")
@@ -116,6 +125,27 @@ def _check_parameters(schema: Any, path: str) -> None:
     _check_schema(schema, path)
 
 
+def _check_depth(tool: Any, path: str) -> None:
+    """Refuse a tool whose schema nests deeper than :data:`MAX_DEPTH` (walked without
+    recursion; the tool and its ``function`` object add two levels)."""
+    stack: list[tuple[Any, int]] = [(tool, -1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise CatalogError(
+                f"the tool nests objects and arrays more than {MAX_DEPTH} levels deep in "
+                "function.parameters: flatten the schema",
+                code="schema_too_deep",
+                param=f"{path}.function.parameters",
+            )
+        children = list(node.values() if isinstance(node, dict) else node)
+        if any(isinstance(c, float) and not math.isfinite(c) for c in children):
+            raise CatalogError(
+                "numbers in a tool are finite (no NaN or Infinity)", param=f"{path}.function"
+            )
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+
+
 def _check_schema(schema: Mapping[str, Any], path: str) -> None:
     """The semantic checks JSON Schema's meta-schema does not make, recursively."""
     _check_bounds(schema, path)
@@ -142,6 +172,12 @@ def _check_schema(schema: Mapping[str, Any], path: str) -> None:
 
 
 def _check_bounds(schema: Mapping[str, Any], path: str) -> None:
+    for key, cap in _SIZE_CAPS.items():
+        if isinstance(schema.get(key), int) and schema[key] > cap:
+            raise CatalogError(
+                f"{key} {schema[key]} is more than a sampled value can carry (at most {cap})",
+                param=f"{path}.{key}",
+            )
     for low, high in _BOUNDS:
         if low in schema and high in schema:
             lo, hi = schema[low], schema[high]

@@ -1,0 +1,43 @@
+"""What the fuzz tests (tests/*/test_fuzz.py) check on every answer, and how many examples
+each operation gets."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+EXAMPLES = 60
+"""Examples per operation and generation mode (positive and negative), besides the
+schema's explicit examples and the coverage phase."""
+
+
+class Tally:
+    """Answers seen per operation and status, for the summary a fuzz module prints (``-s``)."""
+
+    def __init__(self) -> None:
+        self.seen: Counter[tuple[str, int]] = Counter()
+
+    def add(self, label: str, status: int) -> None:
+        self.seen[(label, status)] += 1
+
+    def summary(self) -> str:
+        operations = sorted({label for label, _ in self.seen})
+        lines = [f"{len(operations)} operations, {sum(self.seen.values())} requests"]
+        for label in operations:
+            codes = {s: n for (lab, s), n in sorted(self.seen.items()) if lab == label}
+            lines.append(f"  {label}: {codes}")
+        errors = sum(n for (_, s), n in self.seen.items() if s >= 500)
+        lines.append(f"server errors: {errors}")
+        return "\n".join(lines)
