@@ -7,11 +7,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from services.common.errors import sanitize_value
 from services.common.jobs import Job
 
 
 class JobOut(BaseModel):
-    """``GET /v1/jobs/{id}``: status, progress while it runs, result or error when done."""
+    """``GET /v1/jobs/{id}``: status, progress while it runs, result or error when done
+    (``error`` never carries SQL text or absolute paths)."""
 
     job_id: str
     kind: str
@@ -32,7 +34,7 @@ class JobOut(BaseModel):
             status=job.status,
             progress=job.progress or {},
             result=job.result,
-            error=job.error,
+            error=sanitize_value(job.error) if job.error else job.error,
             attempts=job.attempts,
             created_at=job.created_at,
             updated_at=job.updated_at,

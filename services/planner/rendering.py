@@ -66,6 +66,7 @@ class RenderWorker:
             {RENDER_KIND: render_handler(settings, engine)},
             lease_s=RENDER_LEASE_S,
             poll_s=0.25,
+            db_retry_s=settings.db_retry_s,
         )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

@@ -271,6 +271,37 @@ def test_render_job_produces_the_mp4(planner: TestClient, tmp_path: Path) -> Non
     assert abs(seconds - plan["report"]["duration_s"]) <= 1 / task["fps"] + 0.05
 
 
+def _wait_job(planner: TestClient, job: dict) -> dict:
+    deadline = time.monotonic() + 120
+    while job["status"] in {"queued", "running"}:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+        job = planner.get(f"/v1/jobs/{job['job_id']}").json()
+    return job
+
+
+def test_a_failed_render_is_retried_once_its_media_exists(
+    planner: TestClient, tmp_path: Path
+) -> None:
+    from services.planner.export.media import generate_example_media
+    from services.verifier.protocol import TaskIn
+
+    task, _ = example("cooking-short")
+    plan = planner.post("/v1/plan", json={"task": task}).json()
+    job = _wait_job(planner, planner.post(f"/v1/plans/{plan['plan_id']}/render").json())
+    assert job["status"] == "failed" and job["error"]["code"] == "media_not_found", job
+    assert str(tmp_path) not in job["error"]["message"] and "…/" in job["error"]["message"]
+
+    generate_example_media(TaskIn.model_validate(task).to_task(), tmp_path, size=(160, 160))
+    retried = planner.post(f"/v1/jobs/{job['job_id']}:retry")
+    assert retried.status_code == 202 and retried.json()["status"] == "queued"
+    done = _wait_job(planner, retried.json())
+    assert done["status"] == "succeeded" and done["attempts"] == 2, done
+    assert planner.get(f"/v1/jobs/{job['job_id']}/output").status_code == 200
+    again = planner.post(f"/v1/jobs/{job['job_id']}:retry")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "job_not_failed"
+
+
 def test_render_refuses_media_outside_the_root(planner: TestClient) -> None:
     task, _ = example("surf-reel")
     task = copy.deepcopy(task)
@@ -284,6 +315,7 @@ def test_render_refuses_media_outside_the_root(planner: TestClient) -> None:
 def test_jobs_that_do_not_exist_or_are_not_done(planner: TestClient) -> None:
     assert planner.get("/v1/jobs/nope").status_code == 404
     assert planner.get("/v1/jobs/nope/output").status_code == 404
+    assert planner.post("/v1/jobs/nope:retry").json()["error"]["code"] == "job_not_found"
 
 
 def test_proposers_list_and_register(planner: TestClient, tmp_path: Path) -> None:
