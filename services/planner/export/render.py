@@ -11,7 +11,6 @@ offset is ``cut − d // 2`` (the cut's timeline frame), so the video lasts exac
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -23,6 +22,7 @@ from services.planner.export.media import (
     encoder_args,
     ffmpeg_binary,
     resolve_media,
+    run_child,
     run_ffmpeg,
 )
 from services.verifier.executability import check
@@ -254,11 +254,11 @@ def render(
 
 def probe(path: Path) -> tuple[dict | None, dict | None]:
     """ffprobe's first video and first audio stream of ``path`` (``None`` where absent)."""
-    done = subprocess.run(
+    done = run_child(
         [ffmpeg_binary("ffprobe"), "-v", "error", "-show_entries",
          "stream=codec_type,codec_name,duration,nb_frames,width,height,r_frame_rate",
          "-of", "json", str(path)],
-        capture_output=True, text=True, timeout=60, check=False,
+        timeout_s=60,
     )  # fmt: skip
     if done.returncode != 0:
         raise RenderFailed(f"ffprobe could not read {path}", stderr=done.stderr[-2000:])
