@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import opentimelineio as otio
 import pytest
@@ -21,6 +23,7 @@ from services.planner.records import PlanRow, ScoredRecord
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
 from tests.planner.fake_openai import FakeOpenAI, closed_port_url, serve
+from tests.servers import serve_in_thread
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MODEL = "fake-planner"
@@ -356,3 +359,54 @@ def test_the_relevance_setting_reaches_the_search_proposer(
         task, _ = example("surf-reel")
         plan = client.post("/v1/plan", json={"task": task}).json()
         assert plan["feasible"], plan["infeasible_constraints"]
+
+
+def _verifier_that_hangs_on(*paths: str) -> Any:
+    """The real verifier app, except that requests to ``paths`` are never answered."""
+    real = build_verifier(VerifierSettings())
+
+    async def app(scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] in paths:
+            await asyncio.Event().wait()  # hangs until the server shuts down
+        await real(scope, receive, send)
+
+    return app
+
+
+def _budget_planner(tmp_path: Path, database_url: str, url: str) -> Any:
+    config = PlannerSettings(
+        data_dir=tmp_path / "data",
+        database_url=database_url,
+        media_root=tmp_path,
+        relevance="tfidf",  # no model to load inside the budget
+    )
+    return TestClient(build_app(config, verifier=VerifierClient(url)))
+
+
+def test_a_hung_verifier_round_ends_the_plan_at_its_time_budget(
+    tmp_path: Path, database_url: str
+) -> None:
+    task, _ = example("city-night")
+    options = {"seed": 3, "time_budget_s": 3.0}
+    hung = _verifier_that_hangs_on("/v1/verify:batch")
+    with serve_in_thread(hung) as url, _budget_planner(tmp_path, database_url, url) as planner:
+        answer = planner.post("/v1/plan", json={"task": task, "options": options})
+    assert answer.status_code == 200, answer.text
+    plan = answer.json()
+    (branch,) = plan["branches"]
+    assert branch["stopped"] == "time_budget" and branch["error"] is None
+    assert plan["rounds"] == [] and plan["ves"] == plan["draft_ves"]
+
+
+def test_a_verifier_hung_from_the_draft_fails_the_plan_at_its_time_budget(
+    tmp_path: Path, database_url: str
+) -> None:
+    task, _ = example("city-night")
+    options = {"time_budget_s": 1.0}
+    hung = _verifier_that_hangs_on("/v1/verify", "/v1/verify:batch")
+    with serve_in_thread(hung) as url, _budget_planner(tmp_path, database_url, url) as planner:
+        answer = planner.post("/v1/plan", json={"task": task, "options": options})
+        assert _count(planner, PlanRow) == 0
+    assert answer.status_code == 503, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "planning_failed" and "time budget" in error["message"]
