@@ -259,8 +259,10 @@ class JobQueue:
     ) -> Job:
         """Queue a ``failed`` job again, with ``extra_attempts`` more attempts.
 
-        Its ``progress`` stays (handlers resume from their last committed item); ``error``,
-        ``result`` and the lease are cleared. ``attempts`` keeps counting, so a worker still
+        Its ``progress`` stays (handlers resume from their last committed item), with
+        ``retry_of_attempt`` added (the attempt the retry follows: a handler that refuses
+        re-leased work tells a retry apart with it); ``error``, ``result`` and the lease
+        are cleared. ``attempts`` keeps counting, so a worker still
         holding an old attempt can never finish the new one. Not found (or not of
         ``kinds``): :class:`NotFoundError`; not failed: :class:`ConflictError`
         (``job_not_failed``).
@@ -280,6 +282,7 @@ class JobQueue:
                 lease_owner=None,
                 lease_expires_at=None,
                 max_attempts=Job.attempts + max(1, extra_attempts),
+                progress={**(job.progress or {}), "retry_of_attempt": job.attempts},
                 updated_at=now,
             )
             .returning(Job)

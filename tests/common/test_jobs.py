@@ -270,7 +270,8 @@ def test_retry_requeues_a_failed_job_keeping_its_progress(queue: JobQueue) -> No
 
     again = queue.retry(job.id, extra_attempts=2)
     assert again.status == "queued" and again.error is None and again.finished_at is None
-    assert again.progress == {"next": 7} and again.attempts == 1 and again.max_attempts == 3
+    assert again.progress == {"next": 7, "retry_of_attempt": 1}
+    assert again.attempts == 1 and again.max_attempts == 3
     reclaimed = queue.claim("k", "w2", lease_s=10)
     assert reclaimed is not None and reclaimed.id == job.id and reclaimed.attempts == 2
     with pytest.raises(LeaseLost):  # the first attempt can never finish the second
