@@ -94,6 +94,9 @@ class Call(Generic[T]):
     retry: bool = True
     headers: Mapping[str, str] | None = None
     """Extra headers of this request only (e.g. ``Idempotency-Key``)."""
+    timeout: float | None = None
+    """Seconds this request may take at most (each phase), within the client's own timeout:
+    a caller with a deadline passes what is left of it."""
 
 
 class _BaseClient:
@@ -132,7 +135,24 @@ class _BaseClient:
             self.base_url + call.path,
             json=call.json,
             headers={**self.headers, **call.headers} if call.headers else self.headers,
-            timeout=self.timeout if self.timeout is not None else httpx.Timeout(None),
+            timeout=self._timeout_for(call),
+        )
+
+    def _timeout_for(self, call: Call[Any]) -> httpx.Timeout:
+        """The client's timeout, each phase capped by ``call.timeout`` when it has one."""
+        base = httpx.Timeout(self.timeout) if self.timeout is not None else httpx.Timeout(None)
+        if call.timeout is None:
+            return base
+        limit = max(call.timeout, 0.001)
+
+        def cap(value: float | None) -> float:
+            return limit if value is None else min(value, limit)
+
+        return httpx.Timeout(
+            connect=cap(base.connect),
+            read=cap(base.read),
+            write=cap(base.write),
+            pool=cap(base.pool),
         )
 
     def _attempts(self, call: Call[Any]) -> int:

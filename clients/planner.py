@@ -128,6 +128,10 @@ class _Calls:
         return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}", parse_model(JobOut))
 
     @staticmethod
+    def retry(job_id: str) -> Call[JobOut]:
+        return Call("POST", f"/v1/jobs/{quote(job_id, safe='')}:retry", parse_model(JobOut))
+
+    @staticmethod
     def job_output(job_id: str) -> Call[bytes]:
         return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}/output", _bytes)
 
@@ -234,6 +238,10 @@ class PlannerClient(SyncAPIClient):
         """A finished job's JSON output (a media analysis: ``{clips, music, errors}``)."""
         return self._call(_Calls.job_json(job_id))
 
+    def retry(self, job_id: str) -> JobOut:
+        """Queue a failed render again (409 if it is not failed)."""
+        return self._call(_Calls.retry(job_id))
+
     def proposers(self) -> list[ProposerOut]:
         return self._call(_Calls.proposers())
 
@@ -310,6 +318,10 @@ class AsyncPlannerClient(AsyncAPIClient):
 
     async def job_json(self, job_id: str) -> dict[str, Any]:
         return await self._call(_Calls.job_json(job_id))
+
+    async def retry(self, job_id: str) -> JobOut:
+        """Queue a failed render again (409 if it is not failed)."""
+        return await self._call(_Calls.retry(job_id))
 
     async def proposers(self) -> list[ProposerOut]:
         return await self._call(_Calls.proposers())

@@ -85,6 +85,10 @@ class _Calls:
         return Call("DELETE", _job_path(job_id), parse_model(SynthJobOut))
 
     @staticmethod
+    def retry(job_id: str) -> Call[SynthJobOut]:
+        return Call("POST", _job_path(job_id, ":retry"), parse_model(SynthJobOut))
+
+    @staticmethod
     def examples(job_id: str, after: int, limit: int) -> Call[ExamplesPage]:
         query = urlencode({"after": after, "limit": limit})
         return Call("GET", _job_path(job_id, f"/examples?{query}"), parse_model(ExamplesPage))
@@ -149,6 +153,10 @@ class SynthClient(SyncAPIClient):
 
     def cancel(self, job_id: str) -> SynthJobOut:
         return self._call(_Calls.cancel(job_id))
+
+    def retry(self, job_id: str) -> SynthJobOut:
+        """Queue a failed job again; it resumes from its last committed item (409 if not failed)."""
+        return self._call(_Calls.retry(job_id))
 
     def wait(
         self,
@@ -234,6 +242,10 @@ class AsyncSynthClient(AsyncAPIClient):
 
     async def cancel(self, job_id: str) -> SynthJobOut:
         return await self._call(_Calls.cancel(job_id))
+
+    async def retry(self, job_id: str) -> SynthJobOut:
+        """Queue a failed job again; it resumes from its last committed item (409 if not failed)."""
+        return await self._call(_Calls.retry(job_id))
 
     async def examples(self, job_id: str, *, after: int = 0, limit: int = 100) -> ExamplesPage:
         return await self._call(_Calls.examples(job_id, after, limit))

@@ -100,6 +100,10 @@ class _Calls:
         return Call("POST", f"/v1/jobs/{_q(job_id)}/cancel", parse_model(JobOut))
 
     @staticmethod
+    def retry(job_id: str) -> Call[JobOut]:
+        return Call("POST", f"/v1/jobs/{_q(job_id)}:retry", parse_model(JobOut))
+
+    @staticmethod
     def models() -> Call[list[ModelOut]]:
         return Call("GET", "/v1/models", _models)
 
@@ -168,6 +172,10 @@ class TrainerClient(SyncAPIClient):
 
     def cancel(self, job_id: str) -> JobOut:
         return self._call(_Calls.cancel(job_id))
+
+    def retry(self, job_id: str) -> JobOut:
+        """Train a failed job again, from the start (409 if it is not failed)."""
+        return self._call(_Calls.retry(job_id))
 
     def wait(
         self,
@@ -250,6 +258,10 @@ class AsyncTrainerClient(AsyncAPIClient):
 
     async def cancel(self, job_id: str) -> JobOut:
         return await self._call(_Calls.cancel(job_id))
+
+    async def retry(self, job_id: str) -> JobOut:
+        """Train a failed job again, from the start (409 if it is not failed)."""
+        return await self._call(_Calls.retry(job_id))
 
     async def wait(
         self, job_id: str, *, poll_s: float = 0.5, timeout: float | None = None

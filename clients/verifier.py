@@ -15,6 +15,7 @@ answers a 422 naming the field); outputs are always the typed wire models.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
@@ -97,9 +98,12 @@ class VerifierClient(SyncAPIClient):
     base_url_env = "REFINERY_VERIFIER_URL"
     default_base_url = DEFAULT_VERIFIER_URL
 
-    def verify(self, task: TaskLike, timeline: TimelineLike) -> ReportOut:
-        """Judge ``timeline`` against ``task``: executability, every constraint, VES."""
-        return self._call(_Calls.verify(task, timeline))
+    def verify(
+        self, task: TaskLike, timeline: TimelineLike, *, timeout: float | None = None
+    ) -> ReportOut:
+        """Judge ``timeline`` against ``task``: executability, every constraint, VES.
+        ``timeout``: seconds this call may take at most (e.g. what is left of a budget)."""
+        return self._call(replace(_Calls.verify(task, timeline), timeout=timeout))
 
     def apply(self, task: TaskLike, timeline: TimelineLike, patch: PatchLike) -> ApplyResponse:
         """Apply ``patch`` atomically and verify; a rejected op raises PatchRejectedError."""
@@ -112,9 +116,12 @@ class VerifierClient(SyncAPIClient):
         patches: Iterable[PatchLike],
         *,
         include_timelines: bool = True,
+        timeout: float | None = None,
     ) -> BatchResponse:
-        """Apply each patch to ``timeline`` independently; one result per patch, in order."""
-        return self._call(_Calls.verify_batch(task, timeline, patches, include_timelines))
+        """Apply each patch to ``timeline`` independently; one result per patch, in order.
+        ``timeout``: seconds this call may take at most."""
+        call = _Calls.verify_batch(task, timeline, patches, include_timelines)
+        return self._call(replace(call, timeout=timeout))
 
     def schema(self, name: str) -> dict[str, Any]:
         """JSON Schema of ``Task``, ``Timeline``, ``Patch`` or ``Report``."""
@@ -134,9 +141,12 @@ class AsyncVerifierClient(AsyncAPIClient):
     base_url_env = "REFINERY_VERIFIER_URL"
     default_base_url = DEFAULT_VERIFIER_URL
 
-    async def verify(self, task: TaskLike, timeline: TimelineLike) -> ReportOut:
-        """Judge ``timeline`` against ``task``: executability, every constraint, VES."""
-        return await self._call(_Calls.verify(task, timeline))
+    async def verify(
+        self, task: TaskLike, timeline: TimelineLike, *, timeout: float | None = None
+    ) -> ReportOut:
+        """Judge ``timeline`` against ``task``: executability, every constraint, VES.
+        ``timeout``: seconds this call may take at most (e.g. what is left of a budget)."""
+        return await self._call(replace(_Calls.verify(task, timeline), timeout=timeout))
 
     async def apply(
         self, task: TaskLike, timeline: TimelineLike, patch: PatchLike
@@ -151,9 +161,12 @@ class AsyncVerifierClient(AsyncAPIClient):
         patches: Iterable[PatchLike],
         *,
         include_timelines: bool = True,
+        timeout: float | None = None,
     ) -> BatchResponse:
-        """Apply each patch to ``timeline`` independently; one result per patch, in order."""
-        return await self._call(_Calls.verify_batch(task, timeline, patches, include_timelines))
+        """Apply each patch to ``timeline`` independently; one result per patch, in order.
+        ``timeout``: seconds this call may take at most."""
+        call = _Calls.verify_batch(task, timeline, patches, include_timelines)
+        return await self._call(replace(call, timeout=timeout))
 
     async def schema(self, name: str) -> dict[str, Any]:
         """JSON Schema of ``Task``, ``Timeline``, ``Patch`` or ``Report``."""

@@ -26,19 +26,34 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from services.common.db import create_tables, ping
-from services.common.errors import RefineryError, UnavailableError
-from services.common.logs import configure_logging
+from services.common.db import (
+    create_tables,
+    describe_db_error,
+    is_transient,
+    ping,
+    wait_for_database,
+)
+from services.common.errors import (
+    DatabaseUnavailable,
+    RefineryError,
+    UnavailableError,
+    sanitize_message,
+    sanitize_value,
+)
+from services.common.logs import RateLimitedLog, configure_logging
 from services.common.metrics import CONTENT_TYPE_LATEST, HttpMetrics
 from services.common.middleware import RefineryMiddleware
 from services.common.responses import ORJSONResponse, error_response
 from services.common.settings import CommonSettings, exposure_problem
 
 __all__ = ["Lifespan", "UnsafeExposure", "build_app", "format_loc", "install_error_handlers"]
+
+_db_log = RateLimitedLog(logging.getLogger("refinery.errors"), interval_s=30.0)
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[Any]]
 
@@ -73,7 +88,9 @@ def build_app(
     settings would serve without API keys beyond loopback (``REFINERY_BIND_HOST``) and
     ``REFINERY_ALLOW_UNAUTHENTICATED`` is not set.
 
-    ``engine``: its tables are created at start-up and ``/readyz`` pings it.
+    ``engine``: start-up waits for it (up to ``settings.db_startup_timeout_s``, with
+    backoff), creates its tables, and ``/readyz`` pings it; while it is unreachable, routes
+    answer 503 ``database_unavailable`` with ``Retry-After``.
     ``lifespan``: the service's own start-up/shutdown, run inside ours (after tables).
     ``settings_dependency``: the service's cached ``get_settings``; it is overridden to
     return ``settings`` so routes and middleware agree. ``app.state`` holds
@@ -127,6 +144,8 @@ def _compose_lifespan(
             logging.getLogger("refinery").critical(problem)
             raise UnsafeExposure(problem)
         if engine is not None:
+            timeout = settings.db_startup_timeout_s
+            await run_in_threadpool(lambda: wait_for_database(engine, timeout_s=timeout))
             await run_in_threadpool(create_tables, engine)
         if inner is None:
             yield None
@@ -207,12 +226,46 @@ def _http_envelope(request: Request, exc: HTTPException) -> RefineryError:
     return RefineryError(message, code=code, status_code=exc.status_code)
 
 
+def _sanitized(exc: RefineryError) -> RefineryError:
+    """``exc`` as it may leave the service: no SQL text, no absolute paths."""
+    clean = RefineryError(
+        sanitize_message(exc.message),
+        code=exc.code,
+        param=exc.param,
+        status_code=exc.status_code,
+        context=sanitize_value(exc.context),
+    )
+    return clean
+
+
+def _unavailable(request: Request, exc: DatabaseUnavailable) -> Response:
+    settings = getattr(request.app.state, "settings", None)
+    retry_after = getattr(settings, "db_retry_after_s", None) or exc.retry_after_s
+    return error_response(_sanitized(exc), headers={"Retry-After": str(retry_after)})
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Map errors to the envelope ``{"error": {"code", "message", "param"}}``."""
 
-    async def on_refinery_error(_request: Request, exc: Exception) -> Response:
+    async def on_refinery_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RefineryError)
-        return error_response(exc)
+        if isinstance(exc, DatabaseUnavailable):
+            return _unavailable(request, exc)
+        return error_response(_sanitized(exc))
+
+    async def on_database_error(request: Request, exc: Exception) -> Response:
+        if not is_transient(exc):
+            raise exc  # a bug, not an outage: the middleware answers 500 internal_error
+        why = describe_db_error(exc)
+        _db_log.log(
+            logging.WARNING,
+            why,
+            "database unavailable on %s %s: %s",
+            request.method,
+            request.url.path,
+            why,
+        )
+        return _unavailable(request, DatabaseUnavailable())
 
     async def on_validation_error(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
@@ -225,5 +278,6 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(_http_envelope(request, exc), headers=exc.headers)
 
     app.add_exception_handler(RefineryError, on_refinery_error)
+    app.add_exception_handler(SQLAlchemyError, on_database_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)

@@ -7,31 +7,44 @@ docs/operations.md); there are no migrations yet. No FastAPI here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import JSON, DateTime, Table, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Session, SQLModel, create_engine
 
+from services.common.errors import DatabaseUnavailable, sanitize_message
+
 __all__ = [
+    "Backoff",
     "UTCDateTime",
     "create_tables",
+    "describe_db_error",
     "insert_ignore",
     "is_sqlite",
+    "is_transient",
     "lock_appends",
     "make_engine",
     "normalize_url",
     "ping",
+    "retry_transient",
     "utcnow",
+    "wait_for_database",
     "write_engine",
 ]
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -193,3 +206,120 @@ def lock_appends(conn: Connection | Session, stream: str) -> None:
     dialect = conn.get_bind().dialect if isinstance(conn, Session) else conn.dialect
     if dialect.name == "postgresql":
         conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:stream))"), {"stream": stream})
+
+
+# -- transient failures -------------------------------------------------------------------
+
+_SQLITE_TRANSIENT = ("locked", "busy", "unable to open", "disk i/o")
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for a failure that waiting and trying again can cure: the server is down or
+    restarting, a connection was dropped (``pg_terminate_backend``, a network cut), a lock
+    wait ran out. Not for bad SQL, constraint violations or a missing table."""
+    if isinstance(exc, DatabaseUnavailable | DisconnectionError):
+        return True
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    if isinstance(exc, InterfaceError):
+        return True
+    if isinstance(exc, OperationalError):
+        if type(exc.orig).__module__.startswith("sqlite3"):
+            return any(word in str(exc.orig).lower() for word in _SQLITE_TRANSIENT)
+        return True
+    return False
+
+
+class Backoff:
+    """Bounded exponential backoff with jitter: ``base``, ``2·base``, … up to ``cap`` s.
+
+    ``next_delay()`` returns the pause before the next try and counts it; ``reset()`` starts
+    over after a success.
+    """
+
+    def __init__(self, base: float = 0.1, cap: float = 5.0) -> None:
+        self.base = base
+        self.cap = cap
+        self.failures = 0
+
+    def next_delay(self) -> float:
+        delay = min(self.cap, self.base * 2**self.failures)
+        self.failures += 1
+        return delay * (0.5 + random.random() / 2)
+
+    def reset(self) -> None:
+        self.failures = 0
+
+
+def retry_transient(
+    fn: Callable[[], T],
+    *,
+    budget_s: float = 60.0,
+    backoff: Backoff | None = None,
+    on_retry: Callable[[BaseException, float], None] | None = None,
+    stop: threading.Event | None = None,
+) -> T:
+    """``fn()``, tried again after each transient database failure (:func:`is_transient`)
+    with exponential backoff, for at most ``budget_s`` seconds; the last failure is raised.
+
+    ``fn`` must be safe to repeat: one transaction that either committed or did not (an
+    insert-or-ignore of a keyed batch, a conditional update). ``on_retry(exc, delay)`` hears
+    each failure that will be retried (for logging); ``stop`` ends the waiting early.
+    """
+    backoff = backoff or Backoff()
+    deadline = time.monotonic() + budget_s
+    while True:
+        try:
+            return fn()
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            delay = backoff.next_delay()
+            if time.monotonic() + delay > deadline or (stop is not None and stop.is_set()):
+                raise
+            if on_retry is not None:
+                on_retry(exc, delay)
+            if stop is not None:
+                stop.wait(delay)
+            else:
+                time.sleep(delay)
+
+
+def wait_for_database(
+    engine: Engine, *, timeout_s: float, stop: threading.Event | None = None
+) -> None:
+    """Block until ``engine`` answers ``SELECT 1``, retrying with backoff for up to
+    ``timeout_s`` seconds; :class:`DatabaseUnavailable` after that (start-up uses it so a
+    service started before its database waits instead of exiting)."""
+    started = time.monotonic()
+
+    def probe() -> None:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+
+    def waiting(exc: BaseException, delay: float) -> None:
+        waited = time.monotonic() - started
+        log.warning(
+            "database not reachable after %.1f s (%s); next try in %.1f s",
+            waited,
+            describe_db_error(exc),
+            delay,
+        )
+
+    try:
+        retry_transient(
+            probe, budget_s=timeout_s, backoff=Backoff(0.25, 5.0), on_retry=waiting, stop=stop
+        )
+    except Exception as exc:
+        if not is_transient(exc):
+            raise
+        raise DatabaseUnavailable(
+            f"the database was not reachable within {timeout_s:g} s: {describe_db_error(exc)}"
+        ) from exc
+
+
+def describe_db_error(exc: BaseException) -> str:
+    """One line naming a database failure, without SQL text, parameters or paths."""
+    inner = getattr(exc, "orig", None) or exc
+    first = sanitize_message(str(inner)).splitlines()
+    return f"{type(inner).__name__}: {first[0] if first else ''}".strip()

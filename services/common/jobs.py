@@ -1,10 +1,12 @@
 """A durable job queue in one table, for SQLite and PostgreSQL. No FastAPI here.
 
 Life of a job: ``queued`` → (claimed) ``running`` → ``succeeded`` | ``failed`` |
-``cancelled``. A claim is a *lease*: ``lease_owner`` holds it until
-``lease_expires_at``; heartbeats extend it. A worker that dies stops heartbeating,
-its lease expires and another worker re-claims the job (``attempts`` + 1) until
-``max_attempts``, after which the job fails with ``lease_expired``.
+``cancelled``; :meth:`JobQueue.retry` puts a ``failed`` job back to ``queued`` (its
+progress kept, so the handler resumes from its last committed item). A claim is a
+*lease*: ``lease_owner`` holds it until ``lease_expires_at``; heartbeats extend it. A
+worker that dies stops heartbeating, its lease expires and another worker re-claims the
+job (``attempts`` + 1) until ``max_attempts``, after which the job fails with
+``lease_expired``.
 :meth:`JobQueue.complete` and :meth:`JobQueue.fail` only succeed for the current
 lease holder of a running job, so a job finishes exactly once. Handlers make their
 side effects idempotent (see docs/operations.md). Workers live in
@@ -24,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from services.common.db import JsonType, UTCDateTime, utcnow, write_engine
-from services.common.errors import NotFoundError, RefineryError
+from services.common.errors import ConflictError, NotFoundError, RefineryError, sanitize_message
 
 __all__ = ["FINISHED", "Job", "JobQueue", "JobStatus", "LeaseLost"]
 
@@ -195,11 +197,12 @@ class JobQueue:
     def fail(
         self, job_id: str, worker_id: str, code: str, message: str, *, attempt: int | None = None
     ) -> Job:
-        """Mark failed with ``{"code", "message"}``; same lease rule as :meth:`complete`."""
+        """Mark failed with ``{"code", "message"}``; same lease rule as :meth:`complete`.
+        The message is stored without SQL text or absolute paths."""
         now = self.clock()
         values = {
             "status": "failed",
-            "error": {"code": code, "message": message},
+            "error": {"code": code, "message": sanitize_message(message)},
             "finished_at": now,
         }
         return self._conditional(job_id, worker_id, attempt, values, now)
@@ -250,6 +253,53 @@ class JobQueue:
         if job is None:
             raise NotFoundError(f"no job {job_id}", code="job_not_found", param="job_id")
         return job
+
+    def retry(
+        self, job_id: str, *, kinds: Sequence[str] | None = None, extra_attempts: int = 3
+    ) -> Job:
+        """Queue a ``failed`` job again, with ``extra_attempts`` more attempts.
+
+        Its ``progress`` stays (handlers resume from their last committed item), with
+        ``retry_of_attempt`` added (the attempt the retry follows: a handler that refuses
+        re-leased work tells a retry apart with it); ``error``, ``result`` and the lease
+        are cleared. ``attempts`` keeps counting, so a worker still
+        holding an old attempt can never finish the new one. Not found (or not of
+        ``kinds``): :class:`NotFoundError`; not failed: :class:`ConflictError`
+        (``job_not_failed``).
+        """
+        job = self.get(job_id)
+        if job is None or (kinds is not None and job.kind not in kinds):
+            raise NotFoundError(f"no job {job_id!r}", code="job_not_found", param="job_id")
+        now = self.clock()
+        stmt = (
+            update(Job)
+            .where(Job.id == job_id, Job.status == "failed")
+            .values(
+                status="queued",
+                error=None,
+                result=None,
+                finished_at=None,
+                lease_owner=None,
+                lease_expires_at=None,
+                max_attempts=Job.attempts + max(1, extra_attempts),
+                progress={**(job.progress or {}), "retry_of_attempt": job.attempts},
+                updated_at=now,
+            )
+            .returning(Job)
+        )
+        with self._session(write=True) as session:
+            retried = session.exec(stmt).scalars().first()  # type: ignore[call-overload]
+            session.commit()
+        if retried is None:
+            current = self.get(job_id)
+            status = current.status if current else "missing"
+            raise ConflictError(
+                f"job {job_id} is {status}; only a failed job can be retried",
+                code="job_not_failed",
+                param="job_id",
+                context={"status": status},
+            )
+        return retried
 
     def list(
         self, *, kind: str | None = None, status: str | None = None, limit: int = 100

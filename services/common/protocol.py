@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
 
+from services.common.errors import sanitize_value
 from services.common.jobs import Job
 from services.common.upstreams import MAX_URL_LENGTH, check_url
 
@@ -42,7 +43,8 @@ against its allow-list before calling it."""
 
 
 class JobOut(BaseModel):
-    """``GET /v1/jobs/{id}``: status, progress while it runs, result or error when done."""
+    """``GET /v1/jobs/{id}``: status, progress while it runs, result or error when done
+    (``error`` never carries SQL text or absolute paths)."""
 
     job_id: str
     kind: str
@@ -63,7 +65,7 @@ class JobOut(BaseModel):
             status=job.status,
             progress=job.progress or {},
             result=job.result,
-            error=job.error,
+            error=sanitize_value(job.error) if job.error else job.error,
             attempts=job.attempts,
             created_at=job.created_at,
             updated_at=job.updated_at,

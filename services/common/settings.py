@@ -73,6 +73,14 @@ class CommonSettings(BaseSettings):
     log_level: str = "INFO"
     service_name: str = "refinery"
     """Overridden by each service's subclass; names the SQLite file and the logs."""
+    db_startup_timeout_s: float = 120.0
+    """How long start-up waits, with backoff, for an unreachable database before giving up
+    (``REFINERY_DB_STARTUP_TIMEOUT_S``)."""
+    db_retry_s: float = 120.0
+    """How long a job worker waits out a database outage inside one job before it leaves
+    the job to be re-leased (``REFINERY_DB_RETRY_S``)."""
+    db_retry_after_s: int = 5
+    """``Retry-After`` of a 503 ``database_unavailable`` answer (``REFINERY_DB_RETRY_AFTER_S``)."""
 
     @field_validator("api_keys", "allowed_upstreams", mode="before")
     @classmethod

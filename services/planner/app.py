@@ -10,13 +10,14 @@ from fastapi import FastAPI
 from clients.verifier import VerifierClient
 from services.common import app as common_app
 from services.common.db import make_engine
+from services.common.job_api import job_routes
 from services.common.openapi import register_bodies
 from services.common.settings import database_url_for
 from services.planner.api import router
 from services.planner.config import PlannerSettings, get_settings
 from services.planner.protocol import PlanRequest
 from services.planner.registry import ProposerRegistry
-from services.planner.rendering import RenderWorker
+from services.planner.rendering import RENDER_KIND, RenderWorker
 
 
 def build_app(
@@ -43,7 +44,7 @@ def build_app(
     app = common_app.build_app(
         title="Refinery planner",
         settings=settings,
-        routers=[router],
+        routers=[router, job_routes(kinds=[RENDER_KIND])],
         engine=engine,
         lifespan=lifespan,
         settings_dependency=get_settings,

@@ -5,6 +5,11 @@ for candidate patches, has the verifier judge them all in one ``verify:batch`` c
 keeps the best if it raises VES. It stops when no candidate improves (feasible or stuck),
 after ``max_rounds``, or at the deadline. Every candidate becomes a scored record.
 
+The deadline (the plan's ``time_budget_s``) also bounds every wait on the verifier: each
+call may take only what is left of it. A round whose verdicts do not come back in time
+ends the branch with its last accepted cut (``stopped="time_budget"``); a draft that cannot
+be judged in time raises :class:`BudgetExceeded`.
+
 ``on_event``, when given, hears the draft's verdict and each round as it ends (the planner
 streams them to clients that ask for NDJSON).
 """
@@ -16,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from clients.errors import APITimeoutError
 from clients.verifier import VerifierClient
 from services.planner.proposers.base import Proposer
 from services.verifier.protocol import ReportOut, TimelineIn
@@ -45,6 +51,10 @@ class Candidate:
     accepted: bool = False
 
 
+class BudgetExceeded(Exception):
+    """The time budget ran out before the verifier judged the branch's first cut."""
+
+
 @dataclass(slots=True)
 class RoundLog:
     round: int
@@ -63,6 +73,8 @@ class Branch:
     draft_ves: float
     rounds: list[RoundLog] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
+    stopped: str | None = None
+    """``"time_budget"`` when the deadline ended the branch early."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +100,14 @@ def run_branch(
     local = Verifier(task)
     timeline = start if start is not None else proposer.draft(task, seed=options.seed)
     state = timeline_payload(timeline)
-    report = verifier.verify(task_wire, state)
+    try:
+        report = verifier.verify(task_wire, state, timeout=_left(options))
+    except APITimeoutError as error:
+        if not _past(options):
+            raise
+        raise BudgetExceeded(
+            f"the verifier did not judge the first cut within the time budget: {error.message}"
+        ) from error
     branch = Branch(proposer.name, timeline, report, draft_ves=report.ves)
     if on_event is not None:
         on_event(
@@ -100,7 +119,8 @@ def run_branch(
             }
         )
     for number in range(1, options.max_rounds + 1):
-        if options.deadline is not None and time.monotonic() >= options.deadline:
+        if _past(options):
+            branch.stopped = "time_budget"
             break
         proposals = proposer.propose(
             task,
@@ -112,7 +132,13 @@ def run_branch(
         if not proposals:
             break
         patches = [patch_payload(p.ops, task.fps) for p in proposals]
-        answer = verifier.verify_batch(task_wire, state, patches)
+        try:
+            answer = verifier.verify_batch(task_wire, state, patches, timeout=_left(options))
+        except APITimeoutError:
+            if not _past(options):
+                raise
+            branch.stopped = "time_budget"  # keep the last accepted cut
+            break
         before = report.model_dump(by_alias=True)
         ranked: list[tuple[float, int, int]] = []
         for index, (patch, result) in enumerate(zip(patches, answer.results, strict=True)):
@@ -154,3 +180,15 @@ def run_branch(
         state, report = timeline_payload(timeline), chosen.report
         branch.timeline, branch.report = timeline, report
     return branch
+
+
+def _left(options: LoopOptions) -> float | None:
+    """Seconds left before the deadline (None without one): the most a verifier call may
+    take."""
+    if options.deadline is None:
+        return None
+    return max(options.deadline - time.monotonic(), 0.001)
+
+
+def _past(options: LoopOptions) -> bool:
+    return options.deadline is not None and time.monotonic() >= options.deadline

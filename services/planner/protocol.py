@@ -51,6 +51,8 @@ class BranchOut(BaseModel):
     rounds: int
     error: str | None = None
     stats: dict[str, Any] = {}
+    stopped: str | None = None
+    """``"time_budget"`` when ``time_budget_s`` ended the branch before it converged."""
 
 
 class PlanResponse(BaseModel):

@@ -2,17 +2,22 @@
 
 Renders run on the common durable queue, so a killed planner's render is re-leased and
 finished by the next worker; the output is written atomically under the data dir, keyed by
-job id, so a retried attempt overwrites its own half rather than leaving two files.
+job id, so a retried attempt overwrites its own half rather than leaving two files. ffmpeg
+dies with the planner (see :func:`services.planner.export.media.run_child`); a partial
+output that a dead process left behind is removed when the next render worker starts
+(:func:`remove_stale_partials`).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from services.common.db import utcnow
 from services.common.jobs import JobQueue
 from services.common.worker import Handler, JobContext, Worker
 from services.planner.config import PlannerSettings
@@ -23,9 +28,41 @@ from services.verifier.protocol import TaskIn, TimelineIn
 RENDER_KIND = "planner.render"
 RENDER_LEASE_S = 300.0
 
+log = logging.getLogger(__name__)
+
+
+def renders_dir(settings: PlannerSettings) -> Path:
+    return settings.data_dir / "renders"
+
 
 def output_path(settings: PlannerSettings, job_id: str) -> Path:
-    return settings.data_dir / "renders" / f"{job_id}.mp4"
+    return renders_dir(settings) / f"{job_id}.mp4"
+
+
+def remove_stale_partials(settings: PlannerSettings, queue: JobQueue) -> list[Path]:
+    """Delete the ``.<job id>.partial.*`` files under the renders folder that no running
+    job owns (its job is finished, gone, or its lease has expired: the process writing it
+    died). Returns what was removed."""
+    folder = renders_dir(settings)
+    if not folder.is_dir():
+        return []
+    now = utcnow()
+    removed = []
+    for path in sorted(folder.glob(".*.partial.*")):
+        job_id = path.name[1:].split(".partial", 1)[0]
+        job = queue.get(job_id)
+        alive = (
+            job is not None
+            and job.status == "running"
+            and job.lease_expires_at is not None
+            and job.lease_expires_at > now
+        )
+        if not alive:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    if removed:
+        log.info("removed %d stale partial render output(s)", len(removed))
+    return removed
 
 
 def render_handler(settings: PlannerSettings, engine: Engine) -> Handler:
@@ -60,18 +97,22 @@ class RenderWorker:
     """One background thread serving render jobs for this planner process."""
 
     def __init__(self, settings: PlannerSettings, engine: Engine) -> None:
+        self.settings = settings
         self.queue = JobQueue(engine)
         self._worker = Worker(
             self.queue,
             {RENDER_KIND: render_handler(settings, engine)},
             lease_s=RENDER_LEASE_S,
             poll_s=0.25,
+            db_retry_s=settings.db_retry_s,
         )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start serving (again after :meth:`stop`: an app's lifespan may run twice)."""
+        """Remove stale partial outputs, then start serving (again after :meth:`stop`: an
+        app's lifespan may run twice)."""
+        remove_stale_partials(self.settings, self.queue)
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._worker.run_forever, args=(self._stop,), name="render-worker", daemon=True

@@ -15,7 +15,7 @@ from clients.errors import RefineryClientError
 from clients.verifier import VerifierClient
 from services.common.errors import RefineryError, UnavailableError
 from services.planner.config import PlannerSettings
-from services.planner.loop import Branch, LoopEvent, LoopOptions, run_branch
+from services.planner.loop import Branch, BudgetExceeded, LoopEvent, LoopOptions, run_branch
 from services.planner.proposers.base import Proposer, ProposerError
 from services.planner.protocol import BranchOut, PlanRequest, PlanResponse, RoundOut
 from services.planner.records import PlanRow, ScoredRecord, new_plan_id, save_plan
@@ -83,7 +83,7 @@ def execute(
             branch = run_branch(
                 task_wire, task, proposer, verifier, loop_options, start=start, on_event=tagged
             )
-        except (ProposerError, RefineryClientError) as error:
+        except (ProposerError, RefineryClientError, BudgetExceeded) as error:
             outcomes.append(
                 BranchOut(
                     proposer=proposer.name,
@@ -91,6 +91,7 @@ def execute(
                     feasible=False,
                     rounds=0,
                     error=str(error),
+                    stopped="time_budget" if isinstance(error, BudgetExceeded) else None,
                 )
             )
             continue
@@ -102,6 +103,7 @@ def execute(
                 feasible=branch.report.feasible,
                 rounds=len(branch.rounds),
                 stats=_stats(proposer),
+                stopped=branch.stopped,
             )
         )
     if not branches:

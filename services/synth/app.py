@@ -9,11 +9,13 @@ from fastapi import FastAPI
 
 from services.common import app as common_app
 from services.common.db import make_engine
+from services.common.job_api import job_routes
 from services.common.settings import database_url_for
 from services.synth import service
 from services.synth.api import router
 from services.synth.config import SynthSettings, get_settings
-from services.synth.jobs import GeneratorFactory, SynthWorker
+from services.synth.jobs import SYNTH_KIND, GeneratorFactory, SynthWorker
+from services.synth.protocol import SynthJobOut
 
 
 def build_app(
@@ -37,7 +39,14 @@ def build_app(
     app = common_app.build_app(
         title="Refinery synth",
         settings=settings,
-        routers=[router],
+        routers=[
+            router,
+            job_routes(
+                kinds=[SYNTH_KIND],
+                view=lambda job, _request: SynthJobOut.from_job(job),
+                response_model=SynthJobOut,
+            ),
+        ],
         engine=engine,
         lifespan=lifespan,
         settings_dependency=get_settings,

@@ -6,8 +6,10 @@ sequence numbers ``0, 1, 2, …``: it draws every ground truth (to keep the samp
 in step) but skips the ``seq`` already stored, synthesizes the rest, and writes them in
 small batches keyed unique ``(job_id, seq)``. Each row carries its per-stage counts, so a
 resumed attempt rebuilds the progress from the table and an interrupted batch is simply
-written again: nothing lost, nothing duplicated. It stops at ``n`` accepted examples or
-after ``max_samples`` draws.
+written again: nothing lost, nothing duplicated. A batch whose commit hits a dropped database
+connection is retried whole (the keyed insert skips what did land), and a job failed for
+any reason resumes the same way after ``POST /v1/jobs/{id}:retry``. It stops at ``n``
+accepted examples or after ``max_samples`` draws.
 """
 
 from __future__ import annotations
@@ -202,8 +204,8 @@ class _Run:
         return self._result()
 
     def _flush(self, batch: list[dict[str, Any]]) -> None:
-        if batch:
-            store.write_examples(self.engine, batch)
+        if batch:  # a retried batch is re-inserted whole; rows already stored are skipped
+            self.ctx.retry_db(lambda: store.write_examples(self.engine, batch))
             batch.clear()
         self._heartbeat()
 
@@ -245,7 +247,13 @@ class SynthWorker:
         self.queue = JobQueue(engine)
         handler = synth_handler(engine, generators, batch_size=settings.synth_batch_size)
         self._workers = [
-            Worker(self.queue, {SYNTH_KIND: handler}, lease_s=settings.synth_lease_s, poll_s=0.2)
+            Worker(
+                self.queue,
+                {SYNTH_KIND: handler},
+                lease_s=settings.synth_lease_s,
+                poll_s=0.2,
+                db_retry_s=settings.db_retry_s,
+            )
             for _ in range(max(0, settings.synth_workers))
         ]
         self._stop = threading.Event()

@@ -10,11 +10,13 @@ from fastapi import FastAPI
 
 from services.common import app as common_app
 from services.common.db import make_engine
+from services.common.job_api import job_routes
 from services.common.jobs import JobQueue
 from services.common.settings import database_url_for
 from services.trainer.api import router
 from services.trainer.config import TrainerSettings, get_settings
-from services.trainer.jobs import TrainWorker, train_handler
+from services.trainer.jobs import TRAIN_KIND, TrainWorker, job_view, train_handler
+from services.trainer.protocol import JobOut
 from services.trainer.service import Upstreams
 from services.trainer.store import Store
 from services.trainer.training import prepare_job
@@ -52,7 +54,15 @@ def build_app(
     app = common_app.build_app(
         title="Refinery trainer",
         settings=settings,
-        routers=[router],
+        routers=[
+            router,
+            job_routes(
+                kinds=[TRAIN_KIND],
+                view=lambda job, request: job_view(job, request.app.state.settings),
+                response_model=JobOut,
+                extra_attempts=2,
+            ),
+        ],
         engine=engine,
         lifespan=lifespan,
         settings_dependency=get_settings,

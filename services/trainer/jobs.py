@@ -4,8 +4,10 @@ Training runs on the common durable queue. Progress (step, loss curve, the last 
 written) is stored with every heartbeat, so ``GET /v1/jobs/{id}`` shows it while it runs.
 A job that fails — an exception mid-run, or a worker that dies and lets its lease expire —
 is marked failed and keeps every checkpoint already written under
-``<data dir>/models/<model id>/``; its error names the last one. A re-leased job is not
-silently retrained from scratch: the next worker fails it with ``worker_lost``.
+``<data dir>/models/<model id>/``; its error names the last one (relative to the data dir).
+A re-leased job is not silently retrained from scratch: the next worker fails it with
+``worker_lost``. ``POST /v1/jobs/{id}:retry`` on a failed job trains it again, from the
+start.
 """
 
 from __future__ import annotations
@@ -52,6 +54,18 @@ class TrainFailed(RefineryError):
 
 def model_dir(settings: TrainerSettings, model_id: str) -> Path:
     return settings.data_dir / "models" / model_id
+
+
+def data_relative(settings: TrainerSettings, path: Path | str | None) -> str | None:
+    """``path`` as errors name it: relative to the data dir (``models/<id>/checkpoint-3``),
+    never absolute."""
+    if path is None:
+        return None
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(settings.data_dir.resolve()).as_posix()
+    except ValueError:
+        return resolved.name
 
 
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
@@ -122,11 +136,13 @@ def train_handler(
     def handle(ctx: JobContext) -> dict[str, Any]:
         model_id = ctx.payload["model_id"]
         out_dir = model_dir(settings, model_id)
-        if ctx.job.attempts > 1:
+        retried = ctx.progress.get("retry_of_attempt") == ctx.job.attempts - 1
+        if ctx.job.attempts > 1 and not retried:  # re-leased, not asked for again
             kept = last_checkpoint(out_dir) or ctx.progress.get("last_checkpoint")
             raise TrainFailed(
                 f"the worker training {model_id} stopped (lease expired, attempt "
-                f"{ctx.job.attempts - 1}); last checkpoint kept: {kept or 'none'}",
+                f"{ctx.job.attempts - 1}); last checkpoint kept: "
+                f"{data_relative(settings, kept) or 'none'}",
                 code="worker_lost",
             )
         progress = _Progress(ctx, out_dir)
@@ -145,11 +161,11 @@ def train_handler(
             detail = _describe(exc)
             raise TrainFailed(
                 f"training {model_id} failed at step {progress.state['step']}: {detail}; "
-                f"last checkpoint kept: {kept or 'none'}"
+                f"last checkpoint kept: {data_relative(settings, kept) or 'none'}"
             ) from exc
         if metrics.get("cancelled"):
             raise LeaseLost(f"job {ctx.job.id} stopped: cancelled or re-leased", param="job_id")
-        path = _final_path(out_dir)
+        path = _final_path(out_dir, settings)
         progress.beat(stage="registering", fraction=1.0, metrics=_jsonable(metrics))
         row = store.model_for_job(ctx.job.id) or ModelRow(
             id=model_id,
@@ -181,11 +197,12 @@ def _describe(exc: Exception) -> str:
     return exc.message if isinstance(exc, RefineryError) else f"{type(exc).__name__}: {exc}"
 
 
-def _final_path(out_dir: Path) -> Path:
+def _final_path(out_dir: Path, settings: TrainerSettings) -> Path:
     """Where the finished model lies: ``out_dir/final``."""
     kept = last_checkpoint(out_dir)
     if kept is None or kept.name != "final":
-        raise TrainFailed(f"training finished but wrote no final checkpoint under {out_dir}")
+        where = data_relative(settings, out_dir)
+        raise TrainFailed(f"training finished but wrote no final checkpoint under {where}")
     return kept.resolve()
 
 
@@ -213,8 +230,8 @@ def job_view(job: Job, settings: TrainerSettings) -> JobOut:
     if job.status in FINISHED and job.status != "succeeded" and model_id:
         kept = last_checkpoint(model_dir(settings, model_id))
         out.progress = {**out.progress, "last_checkpoint": str(kept) if kept else None}
-        if out.error is not None:
-            out.error = {**out.error, "last_checkpoint": str(kept) if kept else None}
+        if out.error is not None:  # relative to the data dir: errors carry no absolute path
+            out.error = {**out.error, "last_checkpoint": data_relative(settings, kept)}
     return out
 
 

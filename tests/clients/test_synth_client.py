@@ -90,6 +90,11 @@ def test_idempotency_key_and_cancel(synth: SynthClient) -> None:
     cancelled = synth.cancel(one.job_id)
     assert cancelled.status == "cancelled"
     assert synth.wait(one.job_id, poll_s=0.05).status == "cancelled"
+    with pytest.raises(ConflictError) as not_failed:  # only a failed job can be retried
+        synth.retry(one.job_id)
+    assert not_failed.value.code == "job_not_failed"
+    with pytest.raises(NotFoundError):
+        synth.retry("missing")
 
 
 def test_errors_are_typed(synth: SynthClient) -> None:

@@ -358,3 +358,61 @@ def test_start_up_refuses_to_serve_unauthenticated_beyond_loopback(
     trusted = DemoSettings(bind_host="0.0.0.0", allow_unauthenticated=True, log_level="WARNING")
     with TestClient(build_app(title="demo", settings=trusted)) as client:
         assert client.get("/healthz").status_code == 200
+def _db_app(url: str, **overrides: Any) -> FastAPI:
+    """An app whose one route reads the jobs table through ``url``."""
+    from services.common.jobs import JobQueue
+
+    engine = make_engine(url)
+    db_router = APIRouter()
+
+    @db_router.get("/v1/jobs-count")
+    def count(request: Request) -> dict[str, int]:
+        return {"jobs": len(JobQueue(request.app.state.engine).list())}
+
+    @db_router.get("/v1/bad-sql")
+    def bad_sql(request: Request) -> None:
+        with request.app.state.engine.connect() as conn:
+            conn.exec_driver_sql("SELECT * FROM no_such_table_here")
+
+    @db_router.get("/v1/leaky")
+    def leaky() -> None:
+        raise NotFoundError("no media file at /srv/media/secret/c01.mp4", param="uri")
+
+    settings = DemoSettings(database_url=url, **overrides)
+    return build_app(title="demo", settings=settings, routers=[db_router], engine=engine)
+
+
+def test_an_unreachable_database_is_a_503_with_retry_after() -> None:
+    from tests.common.test_db import closed_port_pg_url
+
+    app = _db_app(closed_port_pg_url(), db_retry_after_s=7)
+    client = TestClient(app)  # no lifespan: start-up would wait for the database
+    answer = client.get("/v1/jobs-count")
+    assert answer.status_code == 503, answer.text
+    assert answer.headers["retry-after"] == "7"
+    error = answer.json()["error"]
+    assert error["code"] == "database_unavailable"
+    assert "SELECT" not in error["message"] and "[SQL" not in error["message"]
+    assert client.get("/readyz").status_code == 503
+    app.state.engine.dispose()
+
+
+def test_bugs_stay_500_and_errors_carry_no_sql_or_paths(tmp_path: Any) -> None:
+    with TestClient(_db_app(f"sqlite:///{tmp_path / 'demo.db'}")) as client:
+        assert client.get("/v1/jobs-count").json() == {"jobs": 0}
+        bad = client.get("/v1/bad-sql")
+        assert bad.status_code == 500 and bad.json()["error"]["code"] == "internal_error"
+        assert "no_such_table" not in bad.text
+        leaky = client.get("/v1/leaky").json()["error"]
+        assert leaky["message"] == "no media file at …/c01.mp4" and leaky["param"] == "uri"
+
+
+def test_start_up_waits_for_the_database_then_gives_up() -> None:
+    from services.common.errors import DatabaseUnavailable
+    from tests.common.test_db import closed_port_pg_url
+
+    app = _db_app(closed_port_pg_url(), db_startup_timeout_s=0.6)
+    with pytest.raises(DatabaseUnavailable) as raised, TestClient(app):
+        pass
+    assert "within 0.6 s" in raised.value.message
+    app.state.engine.dispose()

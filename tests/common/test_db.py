@@ -1,23 +1,31 @@
 from __future__ import annotations
 
+import socket
+import sqlite3
 import threading
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from sqlalchemy import Column, Integer, MetaData, String, Table, UniqueConstraint, event, select
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from services.common.db import (
+    Backoff,
     UTCDateTime,
     create_tables,
     insert_ignore,
     is_sqlite,
+    is_transient,
     lock_appends,
     make_engine,
     normalize_url,
     ping,
+    retry_transient,
+    wait_for_database,
     write_engine,
 )
+from services.common.errors import DatabaseUnavailable
 
 
 def _table(metadata: MetaData) -> Table:
@@ -131,3 +139,96 @@ def test_lock_appends_serialises_appenders_on_postgres(engine: Engine) -> None:
         assert not acquired.wait(0.3)
     assert acquired.wait(5)
     thread.join()
+
+
+def closed_port_pg_url() -> str:
+    """A PostgreSQL URL on a localhost port nothing listens on: connections are refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"postgresql+psycopg://postgres@127.0.0.1:{port}/test?connect_timeout=2"
+
+
+def test_transient_errors_are_told_from_bugs() -> None:
+    dropped = OperationalError("SELECT 1", {}, Exception("server closed the connection"))
+    locked = OperationalError("SELECT 1", {}, sqlite3.OperationalError("database is locked"))
+    no_table = OperationalError("SELECT 1", {}, sqlite3.OperationalError("no such table: x"))
+    duplicate = IntegrityError("INSERT", {}, Exception("duplicate key"))
+    assert is_transient(dropped) and is_transient(locked) and is_transient(DatabaseUnavailable())
+    assert not is_transient(no_table) and not is_transient(duplicate)
+    assert not is_transient(ValueError("x"))
+
+
+def test_a_refused_connection_is_transient() -> None:
+    engine = make_engine(closed_port_pg_url())
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+    except Exception as exc:
+        assert is_transient(exc), exc
+    else:  # pragma: no cover
+        raise AssertionError("a closed port accepted a connection")
+    finally:
+        engine.dispose()
+
+
+def test_retry_transient_retries_with_backoff_then_gives_up() -> None:
+    calls: list[float] = []
+
+    def flaky() -> str:
+        calls.append(0)
+        if len(calls) < 3:
+            raise OperationalError("COMMIT", {}, Exception("connection reset"))
+        return "done"
+
+    retried: list[float] = []
+    fast = Backoff(0.001, 0.002)
+    assert retry_transient(flaky, budget_s=5, backoff=fast, on_retry=lambda e, d: retried.append(d))
+    assert len(calls) == 3 and len(retried) == 2
+
+    def broken() -> None:
+        raise OperationalError("COMMIT", {}, Exception("connection reset"))
+
+    try:
+        retry_transient(broken, budget_s=0.05, backoff=Backoff(0.001, 0.01))
+    except OperationalError:
+        pass
+    else:  # pragma: no cover
+        raise AssertionError("a lasting outage must surface after the budget")
+
+    def bug() -> None:
+        calls.append(0)
+        raise IntegrityError("INSERT", {}, Exception("duplicate key"))
+
+    before = len(calls)
+    try:
+        retry_transient(bug, budget_s=5, backoff=fast)
+    except IntegrityError:
+        assert len(calls) == before + 1  # never retried
+    else:  # pragma: no cover
+        raise AssertionError
+
+
+def test_backoff_doubles_up_to_its_cap() -> None:
+    backoff = Backoff(0.1, 0.8)
+    delays = [backoff.next_delay() for _ in range(6)]
+    caps = [0.1, 0.2, 0.4, 0.8, 0.8, 0.8]
+    assert all(cap / 2 <= d <= cap for d, cap in zip(delays, caps, strict=True)), delays
+    backoff.reset()
+    assert backoff.next_delay() <= 0.1
+
+
+def test_waiting_for_an_unreachable_database_is_bounded() -> None:
+    engine = make_engine(closed_port_pg_url())
+    try:
+        wait_for_database(engine, timeout_s=0.5)
+    except DatabaseUnavailable as exc:
+        assert "0.5 s" in exc.message and "[SQL" not in exc.message
+    else:  # pragma: no cover
+        raise AssertionError("nothing listens on that port")
+    finally:
+        engine.dispose()
+
+
+def test_waiting_for_a_reachable_database_returns(engine: Engine) -> None:
+    wait_for_database(engine, timeout_s=5)

@@ -256,3 +256,30 @@ def test_postgres_claim_skips_locked_rows(engine: Engine) -> None:
         claimer.join(timeout=10)
         assert not claimer.is_alive(), "claim blocked on a locked row"
     assert got[0] is not None and got[0].id == second.id
+
+
+def test_retry_requeues_a_failed_job_keeping_its_progress(queue: JobQueue) -> None:
+    from services.common.errors import ConflictError
+
+    job = queue.submit("k", {}, max_attempts=1)
+    claimed = queue.claim("k", "w", lease_s=10)
+    assert claimed is not None
+    queue.heartbeat(job.id, "w", lease_s=10, progress={"next": 7})
+    failed = queue.fail(job.id, "w", "handler_error", "boom in /srv/x/y.db [SQL: SELECT 1]")
+    assert failed.error == {"code": "handler_error", "message": "boom in …/y.db"}
+
+    again = queue.retry(job.id, extra_attempts=2)
+    assert again.status == "queued" and again.error is None and again.finished_at is None
+    assert again.progress == {"next": 7, "retry_of_attempt": 1}
+    assert again.attempts == 1 and again.max_attempts == 3
+    reclaimed = queue.claim("k", "w2", lease_s=10)
+    assert reclaimed is not None and reclaimed.id == job.id and reclaimed.attempts == 2
+    with pytest.raises(LeaseLost):  # the first attempt can never finish the second
+        queue.complete(job.id, "w", {}, attempt=1)
+    with pytest.raises(ConflictError) as conflict:
+        queue.retry(job.id)
+    assert conflict.value.code == "job_not_failed" and conflict.value.context["status"] == "running"
+    with pytest.raises(NotFoundError):
+        queue.retry("missing")
+    with pytest.raises(NotFoundError):
+        queue.retry(job.id, kinds=["other"])

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -149,3 +150,54 @@ def test_killed_worker_job_is_resumed_exactly_once(
     assert [seq for seq, _ in rows] == list(range(total))  # complete, no gaps, no duplicates
     assert all(attempt == 1 for seq, attempt in rows if seq < checkpoint)
     assert all(attempt == 2 for seq, attempt in rows if seq > checkpoint)
+
+
+def test_a_dropped_connection_inside_a_handler_resumes_the_job_on_its_lease(
+    queue: JobQueue,
+) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    create_tables(queue.engine)
+    job = queue.submit(KIND, {"n": 6})
+    runs: list[int] = []
+
+    def drops_once(ctx: JobContext) -> dict:
+        runs.append(ctx.progress.get("next_seq", 0))
+        if len(runs) == 1:
+            ctx.heartbeat(progress={"next_seq": 3})  # three rows "committed"
+            raise OperationalError("COMMIT", {}, Exception("server closed the connection"))
+        return {"resumed_from": ctx.progress["next_seq"]}
+
+    worker = Worker(queue, {KIND: drops_once}, worker_id="w", db_retry_s=30)
+    assert worker.run_once()
+    done = queue.get(job.id)
+    assert done is not None and done.status == "succeeded", done
+    assert done.attempts == 1 and done.result == {"resumed_from": 3} and runs == [0, 3]
+
+
+def test_claim_failures_back_off_and_log_one_line(caplog: pytest.LogCaptureFixture) -> None:
+    from services.common.db import make_engine
+
+    from .test_db import closed_port_pg_url
+
+    engine = make_engine(closed_port_pg_url())
+    queue = JobQueue(engine)
+    claims: list[int] = []
+    stop = threading.Event()
+    real_claim = queue.claim
+
+    def counting_claim(*args: object, **kwargs: object) -> object:
+        claims.append(1)
+        if len(claims) >= 4:
+            stop.set()
+        return real_claim(*args, **kwargs)  # type: ignore[arg-type]
+
+    queue.claim = counting_claim  # type: ignore[method-assign]
+    worker = Worker(queue, {"k": lambda ctx: {}}, worker_id="w", poll_s=0.01)
+    with caplog.at_level(logging.WARNING, logger="services.common.worker"):
+        worker.run_forever(stop)
+    engine.dispose()
+    lines = [r for r in caplog.records if r.name == "services.common.worker"]
+    assert len(claims) == 4 and len(lines) == 1, [r.getMessage() for r in lines]
+    assert "database unavailable during claim" in lines[0].getMessage()
+    assert lines[0].exc_info is None  # one line, no traceback

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import opentimelineio as otio
 import pytest
@@ -21,6 +23,7 @@ from services.planner.records import PlanRow, ScoredRecord
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
 from tests.planner.fake_openai import FakeOpenAI, closed_port_url, serve
+from tests.servers import serve_in_thread
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MODEL = "fake-planner"
@@ -271,6 +274,37 @@ def test_render_job_produces_the_mp4(planner: TestClient, tmp_path: Path) -> Non
     assert abs(seconds - plan["report"]["duration_s"]) <= 1 / task["fps"] + 0.05
 
 
+def _wait_job(planner: TestClient, job: dict) -> dict:
+    deadline = time.monotonic() + 120
+    while job["status"] in {"queued", "running"}:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+        job = planner.get(f"/v1/jobs/{job['job_id']}").json()
+    return job
+
+
+def test_a_failed_render_is_retried_once_its_media_exists(
+    planner: TestClient, tmp_path: Path
+) -> None:
+    from services.planner.export.media import generate_example_media
+    from services.verifier.protocol import TaskIn
+
+    task, _ = example("cooking-short")
+    plan = planner.post("/v1/plan", json={"task": task}).json()
+    job = _wait_job(planner, planner.post(f"/v1/plans/{plan['plan_id']}/render").json())
+    assert job["status"] == "failed" and job["error"]["code"] == "media_not_found", job
+    assert str(tmp_path) not in job["error"]["message"] and "…/" in job["error"]["message"]
+
+    generate_example_media(TaskIn.model_validate(task).to_task(), tmp_path, size=(160, 160))
+    retried = planner.post(f"/v1/jobs/{job['job_id']}:retry")
+    assert retried.status_code == 202 and retried.json()["status"] == "queued"
+    done = _wait_job(planner, retried.json())
+    assert done["status"] == "succeeded" and done["attempts"] == 2, done
+    assert planner.get(f"/v1/jobs/{job['job_id']}/output").status_code == 200
+    again = planner.post(f"/v1/jobs/{job['job_id']}:retry")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "job_not_failed"
+
+
 def test_render_refuses_media_outside_the_root(planner: TestClient) -> None:
     task, _ = example("surf-reel")
     task = copy.deepcopy(task)
@@ -284,6 +318,7 @@ def test_render_refuses_media_outside_the_root(planner: TestClient) -> None:
 def test_jobs_that_do_not_exist_or_are_not_done(planner: TestClient) -> None:
     assert planner.get("/v1/jobs/nope").status_code == 404
     assert planner.get("/v1/jobs/nope/output").status_code == 404
+    assert planner.post("/v1/jobs/nope:retry").json()["error"]["code"] == "job_not_found"
 
 
 def test_proposers_list_and_register(planner: TestClient, tmp_path: Path) -> None:
@@ -324,3 +359,54 @@ def test_the_relevance_setting_reaches_the_search_proposer(
         task, _ = example("surf-reel")
         plan = client.post("/v1/plan", json={"task": task}).json()
         assert plan["feasible"], plan["infeasible_constraints"]
+
+
+def _verifier_that_hangs_on(*paths: str) -> Any:
+    """The real verifier app, except that requests to ``paths`` are never answered."""
+    real = build_verifier(VerifierSettings())
+
+    async def app(scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] in paths:
+            await asyncio.Event().wait()  # hangs until the server shuts down
+        await real(scope, receive, send)
+
+    return app
+
+
+def _budget_planner(tmp_path: Path, database_url: str, url: str) -> Any:
+    config = PlannerSettings(
+        data_dir=tmp_path / "data",
+        database_url=database_url,
+        media_root=tmp_path,
+        relevance="tfidf",  # no model to load inside the budget
+    )
+    return TestClient(build_app(config, verifier=VerifierClient(url)))
+
+
+def test_a_hung_verifier_round_ends_the_plan_at_its_time_budget(
+    tmp_path: Path, database_url: str
+) -> None:
+    task, _ = example("city-night")
+    options = {"seed": 3, "time_budget_s": 3.0}
+    hung = _verifier_that_hangs_on("/v1/verify:batch")
+    with serve_in_thread(hung) as url, _budget_planner(tmp_path, database_url, url) as planner:
+        answer = planner.post("/v1/plan", json={"task": task, "options": options})
+    assert answer.status_code == 200, answer.text
+    plan = answer.json()
+    (branch,) = plan["branches"]
+    assert branch["stopped"] == "time_budget" and branch["error"] is None
+    assert plan["rounds"] == [] and plan["ves"] == plan["draft_ves"]
+
+
+def test_a_verifier_hung_from_the_draft_fails_the_plan_at_its_time_budget(
+    tmp_path: Path, database_url: str
+) -> None:
+    task, _ = example("city-night")
+    options = {"time_budget_s": 1.0}
+    hung = _verifier_that_hangs_on("/v1/verify", "/v1/verify:batch")
+    with serve_in_thread(hung) as url, _budget_planner(tmp_path, database_url, url) as planner:
+        answer = planner.post("/v1/plan", json={"task": task, "options": options})
+        assert _count(planner, PlanRow) == 0
+    assert answer.status_code == 503, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "planning_failed" and "time budget" in error["message"]

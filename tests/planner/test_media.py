@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,7 @@ from services.planner.export import (
     generate_example_media,
     resolve_media,
 )
-from services.planner.export.media import ffmpeg_binary
+from services.planner.export.media import ffmpeg_binary, run_ffmpeg
 from services.verifier.task import Clip, Orientation, Task
 from tests.planner.export_factories import SIZE, small_task
 
@@ -152,3 +155,72 @@ def test_ffmpeg_comes_from_the_wheel_when_the_path_has_none(monkeypatch):
     assert version.stdout.startswith("ffmpeg version")
     with pytest.raises(FfmpegUnavailable, match="ffprobe"):
         ffmpeg_binary("ffprobe")
+def _processes_with(marker: str) -> dict[int, str]:
+    """pid → state (``R``, ``S``, ``Z``…) of every ffmpeg whose command line has ``marker``."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().decode().split("\0")
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # exited meanwhile
+        if Path(argv[0]).name == "ffmpeg" and marker in argv:
+            found[int(entry.name)] = stat.rsplit(")", 1)[1].split()[0]
+    return found
+
+
+def _alive(marker: str) -> dict[int, str]:
+    return {pid: state for pid, state in _processes_with(marker).items() if state not in "ZX"}
+
+
+def _endless_render(out: Path) -> list[str]:
+    """An ffmpeg that would write ``out`` for an hour, at real-time pace (little CPU)."""
+    return [
+        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-re",
+        "-f", "lavfi", "-i", "testsrc=s=64x64:r=5:d=3600", "-c:v", "mpeg4", str(out),
+    ]  # fmt: skip
+
+
+def _wait_for(check, what: str, timeout: float = 30.0):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+    return value
+
+
+@needs_ffmpeg
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal: Linux")
+def test_a_killed_planner_takes_its_ffmpeg_with_it(tmp_path: Path) -> None:
+    out = tmp_path / ".job-sigkill.partial.mp4"
+    script = (
+        "import sys; from services.planner.export.media import run_ffmpeg; "
+        "run_ffmpeg(sys.argv[1:], timeout_s=600, what='render')"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    parent = subprocess.Popen([sys.executable, "-c", script, *_endless_render(out)], env=env)
+    try:
+        children = _wait_for(lambda: _alive(str(out)), "ffmpeg to start")
+        (pid,) = children
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        assert int(fields[1]) == parent.pid  # ffmpeg is the child of the killed process
+        assert os.getpgid(pid) == pid != os.getpgid(parent.pid)  # its own process group
+        _wait_for(out.exists, "the partial output")
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        _wait_for(lambda: not _alive(str(out)), "ffmpeg to die with its parent")
+    finally:
+        for pid in _alive(str(out)):
+            os.kill(pid, signal.SIGKILL)  # only on failure: never leave it running
+    print(f"\nffmpeg {pid} of killed parent {parent.pid}: {_processes_with(str(out)) or 'gone'}")
+
+
+@needs_ffmpeg
+def test_an_ffmpeg_past_its_timeout_is_killed(tmp_path: Path) -> None:
+    out = tmp_path / ".job-timeout.partial.mp4"
+    with pytest.raises(RefineryError) as failed:
+        run_ffmpeg(_endless_render(out), timeout_s=1.0, what="render")
+    assert failed.value.code == "render_timeout"
+    assert not _alive(str(out))

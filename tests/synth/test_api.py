@@ -280,3 +280,56 @@ def test_evaluate_scores_an_endpoint(
         assert len(fake.requests) == 2 and all("tools" in r for r in fake.requests)
         unknown = synth.post("/v1/evaluate", json={**body, "categories": ["poetry"]})
         assert _error(unknown, 422)["param"] == "categories"
+
+
+class _FailsWhileBroken(TemplateGenerator):
+    """Fails on its 8th stage-3 answer while ``state["broken"]``, with an error that carries
+    SQL text and an absolute path, as a driver error would."""
+
+    def __init__(self, state: dict[str, bool]) -> None:
+        self.state = state
+        self.answers = 0
+
+    def calls(self, query: str, tools: Any, **kwargs: Any) -> Any:
+        self.answers += 1
+        if self.state["broken"] and self.answers >= 8:
+            raise RuntimeError(
+                "write failed in /srv/refinery/data/synth.db\n"
+                "[SQL: INSERT INTO synth_examples (job_id, seq) VALUES (%(job_id)s, %(seq)s)]\n"
+                "[parameters: {'job_id': 'x', 'seq': 3}]"
+            )
+        return super().calls(query, tools, **kwargs)
+
+
+def test_a_failed_job_is_retried_and_resumes_from_its_stored_examples(
+    tmp_path: Path, database_url: str
+) -> None:
+    state = {"broken": True}
+    config = SynthSettings(
+        data_dir=tmp_path / "data", database_url=database_url, synth_batch_size=2
+    )
+    build = build_app(config, generators=lambda _name: _FailsWhileBroken(state))
+    with TestClient(build) as client:
+        job_id = client.post("/v1/synthesize", json={"n": 30, "seed": 1}).json()["job_id"]
+        failed = _wait(client, job_id)
+        assert failed["status"] == "failed" and failed["error"]["code"] == "handler_error"
+        message = failed["error"]["message"]
+        assert "[SQL" not in message and "parameters" not in message, message
+        assert "/srv/" not in message and "…/synth.db" in message, message
+        stored = failed["progress"]["stage1"]["sampled"]
+        assert stored > 0
+
+        state["broken"] = False
+        retried = client.post(f"/v1/jobs/{job_id}:retry")
+        assert retried.status_code == 202, retried.text
+        assert retried.json()["status"] == "queued" and retried.json()["error"] is None
+        done = _wait(client, job_id)
+        assert done["status"] == "succeeded", done
+        assert done["result"]["resumed_from"] == stored and done["result"]["accepted"] == 30
+        rows = client.get(f"/v1/jobs/{job_id}/examples", params={"limit": 100}).json()
+        seqs = [row["seq"] for row in rows["examples"]]
+        assert len(seqs) == len(set(seqs)) == 30
+
+        again = _error(client.post(f"/v1/jobs/{job_id}:retry"), 409)
+        assert again["code"] == "job_not_failed" and again["status"] == "succeeded"
+        assert _error(client.post("/v1/jobs/nope:retry"), 404)["code"] == "job_not_found"

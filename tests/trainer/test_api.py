@@ -92,6 +92,8 @@ def test_bad_input_is_refused_before_any_job(tmp_path: Path, database_url: str) 
                 answer = trainer.post("/v1/train", json=body)
                 assert 400 <= answer.status_code < 500, answer.text
                 assert answer.json()["error"]["code"] == code, answer.text
+            retry = trainer.post("/v1/jobs/nope:retry")
+            assert retry.status_code == 404 and retry.json()["error"]["code"] == "job_not_found"
             assert (
                 trainer.post(
                     "/v1/train", json={"kind": "sft", "data": sft, "hyper": {"learning_rate": 1}}

@@ -36,6 +36,10 @@ def setup(tmp_path: Path, engine: Engine) -> tuple[TrainerSettings, Store, JobQu
     return settings, store, JobQueue(engine)
 
 
+def tmp_root(settings: TrainerSettings) -> Path:
+    return settings.data_dir.resolve()
+
+
 def _prepare(fail_at: int | None = None):
     def runner(rows, base, hyper, out_dir, *, callback):
         def wrapped(progress: Any) -> bool | None:
@@ -89,10 +93,27 @@ def test_a_failure_mid_run_keeps_the_last_checkpoint_and_names_it(setup) -> None
     kept = last_checkpoint(model_dir(settings, "sft-test"))
     assert kept is not None and kept.name == "checkpoint-3"
     assert (kept / "config.json").is_file()
-    assert str(kept) in job.error["message"] and "simulated crash" in job.error["message"]
+    named = "models/sft-test/checkpoint-3"  # relative: errors carry no absolute path
+    assert named in job.error["message"] and "simulated crash" in job.error["message"]
+    assert str(tmp_root(settings)) not in job.error["message"]
     view = job_view(job, settings)
-    assert view.error["last_checkpoint"] == str(kept)
+    assert view.error["last_checkpoint"] == named
+    assert view.progress["last_checkpoint"] == str(kept)
     assert store.model("sft-test") is None
+
+
+def test_a_failed_run_retried_trains_again_instead_of_being_lost(setup) -> None:
+    settings, store, queue = setup
+    job_id = _submit(queue, max_steps=4, save_steps=2)
+    failing = Worker(queue, {TRAIN_KIND: train_handler(settings, store, _prepare(fail_at=3))})
+    failing.run_once()
+    assert queue.get(job_id).status == "failed"
+    assert queue.retry(job_id, extra_attempts=2).status == "queued"
+    worker = Worker(queue, {TRAIN_KIND: train_handler(settings, store, _prepare())})
+    assert worker.run_once()
+    job = queue.get(job_id)
+    assert job.status == "succeeded" and job.attempts == 2, job.error
+    assert store.model("sft-test") is not None and job.result["metrics"]["steps"] == 4
 
 
 def test_a_worker_that_dies_leaves_a_failed_job_naming_its_checkpoint(setup) -> None:
@@ -112,8 +133,8 @@ def test_a_worker_that_dies_leaves_a_failed_job_naming_its_checkpoint(setup) -> 
     job = queue.get(job_id)
     assert job.status == "failed" and job.attempts == 2
     assert job.error["code"] == "worker_lost"
-    assert str(kept) in job.error["message"]
-    assert job_view(job, settings).error["last_checkpoint"] == str(kept)
+    assert "models/sft-test/checkpoint-2" in job.error["message"]
+    assert job_view(job, settings).error["last_checkpoint"] == "models/sft-test/checkpoint-2"
     assert kept.is_dir()  # nothing was retrained over it
 
 
@@ -130,4 +151,6 @@ def test_an_expired_lease_without_attempts_left_still_names_the_checkpoint(setup
     assert queue.claim(TRAIN_KIND, "other", lease_s=10) is None
     job = queue.get(job_id)
     assert job.error["code"] == "lease_expired"
-    assert job_view(job, settings).error["last_checkpoint"] == str(final)
+    view = job_view(job, settings)
+    assert view.error["last_checkpoint"] == "models/sft-x/checkpoint-7"
+    assert view.progress["last_checkpoint"] == str(final)

@@ -6,10 +6,15 @@ in a task can reach outside the media root (``..``, absolute paths, symlinks, ``
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import functools
 import os
 import shutil
+import signal
 import subprocess
+import sys
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -28,6 +33,7 @@ __all__ = [
     "generate_example_media",
     "has_ffprobe",
     "resolve_media",
+    "run_child",
     "run_ffmpeg",
     "video_encoder",
     "write_media",
@@ -126,10 +132,80 @@ def encoder_args(*, fps: int) -> list[str]:
     return ["-c:v", "mpeg4", "-q:v", "4", "-pix_fmt", "yuv420p", "-g", str(fps)]
 
 
-def run_ffmpeg(argv: list[str], *, timeout_s: float, what: str = "ffmpeg") -> None:
-    """Run one ffmpeg argv (no shell); :class:`RenderFailed` with its stderr tail on failure."""
+_PR_SET_PDEATHSIG = 1
+
+
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` on Linux (looked up before any fork), else None."""
+    if not sys.platform.startswith("linux"):
+        return None
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` asking the kernel to SIGKILL the child when its parent dies.
+
+    The signal follows the *thread* that started the child, which here is the one waiting
+    for it. If the parent died between ``fork`` and ``prctl``, the child exits at once.
+    """
+    prctl = _prctl()
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def setup() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return setup
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.kill()  # reaches it even where it could not start its own group
+
+
+def run_child(argv: list[str], *, timeout_s: float) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` (no shell) so that it cannot outlive us, capturing its output.
+
+    The child gets its own process group and, on Linux, a parent-death signal: a planner
+    killed mid-render takes its ffmpeg with it. Past ``timeout_s`` (or on any exception in
+    the waiting thread) the whole group is killed and reaped before
+    :class:`subprocess.TimeoutExpired` (or that exception) propagates.
+    """
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_die_with_parent(),  # one prctl call, nothing that could deadlock
+    )
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        _kill_group(proc)
+        stdout, stderr = proc.communicate()
+        raise subprocess.TimeoutExpired(argv, timeout_s, output=stdout, stderr=stderr) from exc
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
+
+
+def run_ffmpeg(argv: list[str], *, timeout_s: float, what: str = "ffmpeg") -> None:
+    """Run one ffmpeg argv (no shell); :class:`RenderFailed` with its stderr tail on failure.
+    See :func:`run_child`: the ffmpeg dies with us and is killed, group and all, on timeout."""
+    try:
+        done = run_child(argv, timeout_s=timeout_s)
     except subprocess.TimeoutExpired as exc:
         tail = _tail(exc.stderr)
         message = f"{what} ran past {timeout_s} s"

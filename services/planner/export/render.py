@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,6 +24,7 @@ from services.planner.export.media import (
     ffmpeg_binary,
     has_ffprobe,
     resolve_media,
+    run_child,
     run_ffmpeg,
 )
 from services.verifier.executability import check
@@ -262,11 +262,11 @@ def probe(path: Path) -> tuple[dict | None, dict | None]:
     """
     if not has_ffprobe():
         return probe_with_ffmpeg(path)
-    done = subprocess.run(
+    done = run_child(
         [ffmpeg_binary("ffprobe"), "-v", "error", "-show_entries",
          "stream=codec_type,codec_name,duration,nb_frames,width,height,r_frame_rate",
          "-of", "json", str(path)],
-        capture_output=True, text=True, timeout=60, check=False,
+        timeout_s=60,
     )  # fmt: skip
     if done.returncode != 0:
         raise RenderFailed(f"ffprobe could not read {path}", stderr=done.stderr[-2000:])
@@ -315,9 +315,7 @@ def probe_with_ffmpeg(path: Path) -> tuple[dict | None, dict | None]:
 def _ffmpeg_null(path: Path, stream: str, *, copy: bool) -> str:
     argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-i", str(path), "-map", stream]
     argv += ["-c", "copy"] if copy else []
-    done = subprocess.run(
-        [*argv, "-f", "null", "-"], capture_output=True, text=True, timeout=60, check=False
-    )
+    done = run_child([*argv, "-f", "null", "-"], timeout_s=60)
     if done.returncode != 0:
         raise RenderFailed(f"ffmpeg could not read {path}", stderr=done.stderr[-2000:])
     return done.stderr
