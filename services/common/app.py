@@ -70,6 +70,8 @@ _HTTP_CODES = {
     429: "rate_limited",
 }
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
+MAX_DETAILS = 50
+"""Validation problems listed under ``details``; the message counts them all."""
 
 
 def build_app(
@@ -191,7 +193,7 @@ def format_loc(loc: Sequence[str | int]) -> str | None:
 def _validation_envelope(exc: RequestValidationError) -> RefineryError:
     errors = list(exc.errors())
     details = []
-    for err in errors:
+    for err in errors[:MAX_DETAILS]:
         loc = tuple(err.get("loc", ()))
         where = loc[0] if loc and loc[0] in _LOCATIONS else None
         param = format_loc(loc[1:] if where else loc)
@@ -205,13 +207,16 @@ def _validation_envelope(exc: RequestValidationError) -> RefineryError:
     head = details[0] if details else {"param": None, "message": "invalid request"}
     first_loc = tuple(first.get("loc", ()))
     subject = head["param"] or (first_loc[0] if first_loc else "request")
-    more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    context: dict[str, Any] = {"details": details}
+    if len(errors) > len(details):
+        context["details_omitted"] = len(errors) - len(details)
     return RefineryError(
         f"{subject}: {head['message']}{more}",
         code="invalid_request",
         param=head["param"],
         status_code=422,
-        context={"details": details},
+        context=context,
     )
 
 

@@ -121,12 +121,16 @@ def _plan_row(request: Request, plan_id: str) -> records.PlanRow:
 @router.get("/plans/{plan_id}/otio", responses=error_responses(404))
 async def get_otio(plan_id: str, request: Request) -> Response:
     """The plan as an OpenTimelineIO document (video, music, beat markers)."""
-    row = await run_in_threadpool(_plan_row, request, plan_id)
-    task = TaskIn.model_validate(row.task).to_task()
-    timeline = TimelineIn.model_validate(row.result["timeline"]).to_timeline(task)
-    body = otio_bytes(task, timeline, name=plan_id, metadata={"plan_id": plan_id, "ves": row.ves})
+    body = await run_in_threadpool(_otio, request, plan_id)
     headers = {"Content-Disposition": f'attachment; filename="{plan_id}.otio"'}
     return Response(body, media_type="application/json", headers=headers)
+
+
+def _otio(request: Request, plan_id: str) -> bytes:
+    row = _plan_row(request, plan_id)
+    task = TaskIn.model_validate(row.task).to_task()
+    timeline = TimelineIn.model_validate(row.result["timeline"]).to_timeline(task)
+    return otio_bytes(task, timeline, name=plan_id, metadata={"plan_id": plan_id, "ves": row.ves})
 
 
 @router.post(

@@ -187,3 +187,13 @@ def test_an_apply_whose_ops_pass_the_work_cap_is_refused(surf) -> None:
         client.post("/v1/apply", json={"task": task, "timeline": timeline, "patch": patch})
     )
     assert error["param"] == "patch.ops" and error["limit"] == shots * 3
+
+
+def test_thousands_of_invalid_items_answer_a_bounded_envelope(surf) -> None:
+    task, timeline = copy.deepcopy(surf)
+    task["music"][0]["beats_s"] = [-1.0] * 10_000
+    client = TestClient(build_app(VerifierSettings()))
+    error = _error(client.post("/v1/verify", json={"task": task, "timeline": timeline}))
+    assert error["param"] == "task.music[0].beats_s[0]"
+    assert "(and 9999 more)" in error["message"]
+    assert len(error["details"]) == 50 and error["details_omitted"] == 9_950
