@@ -115,9 +115,17 @@ class AllowList:
     """The upstreams a request may name: the configured ones plus the extra entries."""
 
     def __init__(self, configured: Iterable[str | None], extra: Iterable[str] = ()) -> None:
-        self.entries: tuple[Origin, ...] = tuple(
-            Origin.of(url) for url in (*configured, *extra) if url
-        )
+        """``configured``: the service's own upstreams (unset or unparsable ones match
+        nothing); ``extra``: the allow-list's entries (settings have checked them)."""
+        entries = []
+        for url in (*configured, *extra):
+            if not url:
+                continue
+            try:
+                entries.append(Origin.of(url))
+            except ValueError:
+                continue
+        self.entries: tuple[Origin, ...] = tuple(entries)
 
     def allows(self, url: str) -> bool:
         try:

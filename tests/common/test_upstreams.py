@@ -67,6 +67,11 @@ def test_allow_list_matches_origin_and_path_prefix() -> None:
     assert not allowed.allows("not a url")
 
 
+def test_an_unparsable_configured_upstream_matches_nothing() -> None:
+    allowed = AllowList(["planner:8102", "", None])
+    assert allowed.entries == () and not allowed.allows("http://planner:8102")
+
+
 def test_an_empty_allow_list_refuses_everything() -> None:
     with pytest.raises(UpstreamNotAllowed) as caught:
         AllowList([]).require("http://127.0.0.1:9/v1", param="sources[0].url")
