@@ -6,6 +6,7 @@ import threading
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, UniqueConstraint, event, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -161,15 +162,10 @@ def test_transient_errors_are_told_from_bugs() -> None:
 
 def test_a_refused_connection_is_transient() -> None:
     engine = make_engine(closed_port_pg_url())
-    try:
-        with engine.connect() as conn:
-            conn.exec_driver_sql("SELECT 1")
-    except Exception as exc:
-        assert is_transient(exc), exc
-    else:  # pragma: no cover
-        raise AssertionError("a closed port accepted a connection")
-    finally:
-        engine.dispose()
+    with pytest.raises(OperationalError) as refused, engine.connect() as conn:
+        conn.exec_driver_sql("SELECT 1")
+    engine.dispose()
+    assert is_transient(refused.value)
 
 
 def test_retry_transient_retries_with_backoff_then_gives_up() -> None:
@@ -189,24 +185,17 @@ def test_retry_transient_retries_with_backoff_then_gives_up() -> None:
     def broken() -> None:
         raise OperationalError("COMMIT", {}, Exception("connection reset"))
 
-    try:
+    with pytest.raises(OperationalError):  # a lasting outage surfaces after the budget
         retry_transient(broken, budget_s=0.05, backoff=Backoff(0.001, 0.01))
-    except OperationalError:
-        pass
-    else:  # pragma: no cover
-        raise AssertionError("a lasting outage must surface after the budget")
 
     def bug() -> None:
         calls.append(0)
         raise IntegrityError("INSERT", {}, Exception("duplicate key"))
 
     before = len(calls)
-    try:
+    with pytest.raises(IntegrityError):
         retry_transient(bug, budget_s=5, backoff=fast)
-    except IntegrityError:
-        assert len(calls) == before + 1  # never retried
-    else:  # pragma: no cover
-        raise AssertionError
+    assert len(calls) == before + 1  # never retried
 
 
 def test_backoff_doubles_up_to_its_cap() -> None:
@@ -220,14 +209,10 @@ def test_backoff_doubles_up_to_its_cap() -> None:
 
 def test_waiting_for_an_unreachable_database_is_bounded() -> None:
     engine = make_engine(closed_port_pg_url())
-    try:
+    with pytest.raises(DatabaseUnavailable) as gave_up:
         wait_for_database(engine, timeout_s=0.5)
-    except DatabaseUnavailable as exc:
-        assert "0.5 s" in exc.message and "[SQL" not in exc.message
-    else:  # pragma: no cover
-        raise AssertionError("nothing listens on that port")
-    finally:
-        engine.dispose()
+    engine.dispose()
+    assert "0.5 s" in gave_up.value.message and "[SQL" not in gave_up.value.message
 
 
 def test_waiting_for_a_reachable_database_returns(engine: Engine) -> None:
