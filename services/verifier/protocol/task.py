@@ -19,6 +19,9 @@ class BriefIn(Wire):
     style: str = "neutral"
 
 
+CaptionSource = Literal["sidecar", "llm", "filename", "manual"]
+
+
 class ClipIn(Wire):
     id: Id
     uri: str = ""
@@ -27,6 +30,11 @@ class ClipIn(Wire):
     tags: list[str] = []
     orientation: Orientation = Orientation.LANDSCAPE
     quality: Fraction = 0.5
+    start_s: Seconds = 0.0
+    """Where the clip begins inside its file (one file may yield many shots)."""
+    caption_source: CaptionSource = "manual"
+    """Where ``caption`` came from: an asset manager's sidecar, a vision model, the file name,
+    or a person."""
 
 
 class MusicTrackIn(Wire):
@@ -300,6 +308,8 @@ class TaskIn(Wire):
                 tags=_tags(c.tags),
                 orientation=c.orientation,
                 quality=c.quality,
+                start=to_frames(c.start_s, fps),
+                caption_source=c.caption_source,
             )
             for c in self.clips
         ]
