@@ -30,7 +30,8 @@ def ffmpeg(args: list[str], out: Path) -> Path:
 
 
 def source(name: str, seconds: float) -> list[str]:
-    return ["-f", "lavfi", "-i", f"{SOURCES[name]},trim=duration={seconds},format=yuv420p,settb=1/{FPS}"]
+    graph = f"{SOURCES[name]},trim=duration={seconds},format=yuv420p,settb=1/{FPS}"
+    return ["-f", "lavfi", "-i", graph]
 
 
 def hard_cuts(out: Path, names: tuple[str, ...] = ("test", "bars", "fractal"), seconds=2.0):
