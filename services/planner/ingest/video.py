@@ -126,7 +126,8 @@ def measure_video(
     for start, end, kind in shot_spans(cuts, frames):
         inside = [s for s in sampler.samples if start <= s.frame < end - 1]
         pixels = measure(inside, fps=fps)
-        shots.append({"start_frame": start, "end_frame": end, "begins": kind, **pixels.as_dict()})
+        figures = {**pixels.as_dict(), "tags": list(pixels.tags)}
+        shots.append({"start_frame": start, "end_frame": end, "begins": kind, **figures})
     return Measurement(
         content_hash=digest,
         duration_s=round(frames / fps, 6),
