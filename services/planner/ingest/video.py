@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from scenedetect import SceneManager, open_video
+from scenedetect.detector import SceneDetector
 from scenedetect.video_stream import VideoOpenFailure
 
 from services.planner.export.media import resolve_media
@@ -96,10 +98,28 @@ def clip_id(digest: str, shot: int) -> str:
     return f"v{digest[:8]}-{shot + 1:02d}"
 
 
+class _Progress(SceneDetector):
+    """Calls ``hook(fraction decoded)`` every ``every`` frames (a job's heartbeat)."""
+
+    def __init__(self, hook: Callable[[float], None], frames: float, every: int = 300) -> None:
+        super().__init__()
+        self.hook, self.frames, self.every = hook, max(frames, 1.0), every
+
+    def process_frame(self, timecode, frame_img) -> list:
+        if timecode.frame_num and timecode.frame_num % self.every == 0:
+            self.hook(round(min(1.0, timecode.frame_num / self.frames), 3))
+        return []
+
+
 def measure_video(
-    path: Path, *, split_shots: bool = True, digest: str | None = None
+    path: Path,
+    *,
+    split_shots: bool = True,
+    digest: str | None = None,
+    on_progress: Callable[[float], None] | None = None,
 ) -> Measurement:
-    """Decode ``path`` once: cuts and dissolves (unless not ``split_shots``) and pixel samples."""
+    """Decode ``path`` once: cuts and dissolves (unless not ``split_shots``) and pixel samples.
+    ``on_progress`` hears the fraction decoded every 300 frames."""
     path = Path(path)
     header = probe(path)
     digest = digest or content_hash(path)
@@ -117,6 +137,8 @@ def measure_video(
         manager.add_detector(cut_detector(fps))
         manager.add_detector(dissolves)
     manager.add_detector(sampler)
+    if on_progress is not None:
+        manager.add_detector(_Progress(on_progress, header.duration_s * fps))
     frames = manager.detect_scenes(video)
     if frames <= 0:
         raise NotMedia(f"{path.name} has no decodable video frames")
