@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from fastapi.testclient import TestClient
 from clients.verifier import VerifierClient
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
+from services.planner.export.media import ffmpeg_binary
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
 from services.verifier.protocol import TaskIn
@@ -28,6 +30,13 @@ def root(media: Path, tmp_path: Path) -> Path:
     shutil.copy(media / "portrait.mp4", folder / "trip" / "more" / "selfie.MOV")
     (folder / "trip" / "notes.txt").write_text("not footage")
     (folder / "trip" / "broken.mp4").write_bytes(b"\x00\x01 no video here" * 20)
+    (folder / "tunes").mkdir()
+    clicks = "0.6*sin(2*PI*880*t)*exp(-40*mod(t,0.5))+0.5*sin(2*PI*60*t)*exp(-30*mod(t,2))"
+    subprocess.run(
+        [ffmpeg_binary(), "-v", "error", "-y", "-f", "lavfi",
+         "-i", f"aevalsrc=exprs='{clicks}':s=22050:d=8", str(folder / "tunes" / "beat.wav")],
+        check=True, timeout=60,
+    )  # fmt: skip
     return folder
 
 
@@ -55,12 +64,12 @@ def finish(client: TestClient, job: dict) -> dict:
 
 
 def test_a_folder_becomes_task_clips(planner: TestClient):
-    answer = planner.post("/v1/media:analyze", json={"paths": ["trip"]})
+    answer = planner.post("/v1/media:analyze", json={"paths": ["trip"], "music": ["tunes"]})
     assert answer.status_code == 202
     job = finish(planner, answer.json())
     assert job["status"] == "succeeded", job
     assert job["kind"] == "planner.analyze"
-    assert job["progress"] == {"files_done": 3, "files_total": 3, "current": None}
+    assert job["progress"] == {"files_done": 4, "files_total": 4, "current": None}
     output = planner.get(f"/v1/jobs/{job['job_id']}/output")
     assert output.headers["content-type"].startswith("application/json")
     body = output.json()
@@ -72,10 +81,15 @@ def test_a_folder_becomes_task_clips(planner: TestClient):
     assert body["errors"] == [
         {"path": "trip/broken.mp4", "code": "not_media", "message": body["errors"][0]["message"]}
     ]
+    (track,) = body["music"]
+    assert track["uri"] == "tunes/beat.wav"
+    assert track["bpm"] == pytest.approx(120, rel=0.05)
+    assert track["duration_s"] == pytest.approx(8, abs=0.05)
     task = TaskIn.model_validate(
-        {"id": "from-footage", "brief": {"text": "a beach walk"}, "clips": body["clips"]}
-    )
-    assert len(task.to_task().clips) == 4
+        {"id": "from-footage", "brief": {"text": "a beach walk"}, "clips": body["clips"],
+         "music": body["music"]}
+    ).to_task()  # fmt: skip
+    assert len(task.clips) == 4 and len(task.tracks) == 1
 
 
 def test_split_shots_false_and_no_captions(planner: TestClient):
