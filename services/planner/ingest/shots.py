@@ -37,8 +37,8 @@ __all__ = [
 ]
 
 CUT_THRESHOLD = 27.0
-"""ContentDetector's threshold (its default): a hard cut's ``content_val`` is 40–150,
-motion within a shot stays under 15 on the generated and the benchmark footage."""
+"""ContentDetector's threshold (its default): hard cuts scored 56–92 on the generated
+footage, the frames of a handheld shot or a dissolve at most 20."""
 MIN_SHOT_S = 0.4
 """No two cuts closer than this (a flash or a strobe is not a shot)."""
 _THUMB = (64, 36)
