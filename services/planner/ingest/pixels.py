@@ -2,7 +2,7 @@
 and a ``quality`` in [0, 1].
 
 :class:`PixelSampler` rides the shot detector's decoding pass (PySceneDetect hands it every
-frame, downscaled to about 256 px wide) and looks at a *pair* of consecutive frames
+frame, at most 320 px wide) and looks at a *pair* of consecutive frames
 :data:`SAMPLES_PER_S` times a second: the first gives mean luma, the fraction of dark pixels
 and the variance of its Laplacian (sharpness); the pair gives the camera's shift between
 them: the median of phase correlations over a 3×3 grid of tiles (pixels per frame, scaled to
@@ -51,7 +51,7 @@ DARK_FRACTION = 0.6
 _DARK_PIXEL = 40
 SLOWMO_FPS = 50.0
 SHARP_VAR = 300.0
-"""Laplacian variance (at ~256 px wide) that counts as fully sharp."""
+"""Laplacian variance (at ≤ 320 px wide) that counts as fully sharp."""
 _REFERENCE_WIDTH = 320.0
 _TILES = 3
 

@@ -18,12 +18,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scenedetect import SceneManager, open_video
+from scenedetect import SceneManager
 from scenedetect.detector import SceneDetector
-from scenedetect.video_stream import VideoOpenFailure
 
 from services.planner.export.media import resolve_media
 from services.planner.ingest import captions as cap
+from services.planner.ingest.decode import open_stream
 from services.planner.ingest.errors import CaptionerFailed, MediaUnreadable, NotMedia
 from services.planner.ingest.pixels import PixelSampler, measure
 from services.planner.ingest.probe import probe
@@ -40,7 +40,7 @@ __all__ = [
     "measure_video",
 ]
 
-MEASURE_VERSION = 1
+MEASURE_VERSION = 2
 """Bumped whenever detection or tagging changes, so cached measurements are redone."""
 
 
@@ -124,13 +124,11 @@ def measure_video(
     header = probe(path)
     digest = digest or content_hash(path)
     started = time.monotonic()
-    try:
-        video = open_video(str(path), backend="opencv")
-    except (VideoOpenFailure, OSError) as exc:
-        raise MediaUnreadable(f"cannot decode {path.name}: {exc}") from None
-    fps = float(video.frame_rate) or header.fps
+    if header.fps <= 0:
+        raise MediaUnreadable(f"{path.name} has no frame rate ffmpeg can read")
+    fps = header.fps
     manager = SceneManager()
-    manager.auto_downscale = True
+    manager.auto_downscale = False  # the frames arrive at analysis size
     sampler = PixelSampler(fps)
     dissolves = DissolveDetector(fps)
     if split_shots:
@@ -139,7 +137,11 @@ def measure_video(
     manager.add_detector(sampler)
     if on_progress is not None:
         manager.add_detector(_Progress(on_progress, header.duration_s * fps))
-    frames = manager.detect_scenes(video)
+    video, capture = open_stream(path, header)
+    try:
+        frames = manager.detect_scenes(video)
+    finally:
+        capture.release()
     if frames <= 0:
         raise NotMedia(f"{path.name} has no decodable video frames")
     hard = [c.frame_num for c in manager.get_cut_list()] if split_shots else []
