@@ -17,7 +17,13 @@ from services.planner.export.media import resolve_media
 from services.planner.export.otio import otio_bytes
 from services.planner.ingesting import ANALYZE_KIND
 from services.planner.ingesting import output_path as analysis_path
-from services.planner.protocol import PlanRequest, PlanResponse, ProposerOut, RegisterProposer
+from services.planner.protocol import (
+    AnalysisOutput,
+    PlanRequest,
+    PlanResponse,
+    ProposerOut,
+    RegisterProposer,
+)
 from services.planner.rendering import RENDER_KIND, output_path
 from services.verifier.protocol import TaskIn, TimelineIn
 
@@ -130,7 +136,16 @@ async def get_job(job_id: str, request: Request) -> JobOut:
     return JobOut.from_job(job)
 
 
-@router.get("/jobs/{job_id}/output")
+@router.get(
+    "/jobs/{job_id}/output",
+    responses={
+        200: {
+            "model": AnalysisOutput,
+            "description": "An analysis's output (JSON); a render's is the MP4 (video/mp4)",
+            "content": {"video/mp4": {}},
+        }
+    },
+)
 async def job_output(job_id: str, request: Request) -> Response:
     """A finished job's output (409 before): a render's MP4, an analysis's JSON
     (``{"clips", "music", "errors"}``)."""

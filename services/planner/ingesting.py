@@ -150,7 +150,12 @@ class FileAnalyzer:
             )
             return {"clips": clips, "warnings": warnings}
 
-        return self.cache.cached(digest, "clips", options, caption)
+        found = self.cache.get(digest, "clips", options)
+        if found is None:
+            found = caption()
+            if not found["warnings"]:  # a vision model that failed is asked again next time
+                self.cache.put(digest, "clips", options, found)
+        return found
 
     def music(self, uri: str) -> dict[str, Any]:
         from services.planner.ingest.music import analyze_music

@@ -15,6 +15,7 @@ from clients.verifier import VerifierClient
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
 from services.planner.export.media import ffmpeg_binary
+from services.planner.protocol import AnalysisOutput
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
 from services.verifier.protocol import TaskIn
@@ -73,6 +74,7 @@ def test_a_folder_becomes_task_clips(planner: TestClient):
     output = planner.get(f"/v1/jobs/{job['job_id']}/output")
     assert output.headers["content-type"].startswith("application/json")
     body = output.json()
+    AnalysisOutput.model_validate(body)
     assert [c["uri"] for c in body["clips"]] == ["trip/beach_walk.mp4"] * 3 + [
         "trip/more/selfie.MOV"
     ]

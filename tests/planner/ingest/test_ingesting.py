@@ -166,3 +166,28 @@ def test_a_bad_file_is_reported_and_the_rest_analysed(settings, engine, monkeypa
     assert [e["path"] for e in output["errors"]] == ["trip/broken.mp4", "trip/broken.mp4"]
     assert output["errors"][0]["code"] == "not_media"
     assert output["errors"][0]["message"]
+
+
+def test_captions_from_a_failed_vision_model_are_not_cached(settings, engine, monkeypatch):
+    import services.planner.ingesting as ingesting
+    from services.planner.ingest.errors import CaptionerFailed
+
+    class Broken:
+        model = "broken-vlm"
+
+        def caption(self, images, hint=""):
+            raise CaptionerFailed("the vision model is down")
+
+        def close(self) -> None:
+            pass
+
+    create_tables(engine)
+    monkeypatch.setattr(ingesting, "vision_captioner", lambda settings: Broken())
+    queue = JobQueue(engine)
+    queue.submit(ANALYZE_KIND, {**PAYLOAD, "files": ["trip/b_handheld.mp4"]})
+    output = run_job(settings, engine, queue)
+    assert output["errors"][0]["code"] == "captioner_failed"
+    assert output["clips"][0]["caption_source"] == "filename"
+    with Session(engine) as session:
+        kinds = session.exec(select(MediaAnalysisRow.kind)).all()
+    assert kinds == ["measure"]  # the measurement is kept, the fallback captions are not
