@@ -226,16 +226,16 @@ def _failures(files: list, tracks: list) -> dict[str, Any]:
             f["name"]: {"missed": f["missed"], "extra": f["extra"]}
             for f in files
             if f["missed"] or f["extra"]
-        },  # fmt: skip
+        },
         "tags": [
             {"file": f["name"], **shot}
             for f in files
             for shot in f["tags"]
             if not all(shot["right"].values())
-        ],  # fmt: skip
+        ],
         "tracks": [
             t for t in tracks if t["beat_f"] < 0.9 or t["downbeat_f"] < 0.8 or not t["tempo_ok"]
-        ],  # fmt: skip
+        ],
     }
 
 
