@@ -196,8 +196,7 @@ def _beat_accent(spectrum: np.ndarray, mel: np.ndarray, sr: int, frames: np.ndar
     chroma = librosa.feature.chroma_stft(S=spectrum**2, sr=sr)
     edges = np.concatenate([[0], frames, [chroma.shape[1]]])
     spans = [
-        chroma[:, a:b].mean(axis=1) if b > a else np.zeros(12)
-        for a, b in itertools.pairwise(edges)
+        chroma[:, a:b].mean(axis=1) if b > a else np.zeros(12) for a, b in itertools.pairwise(edges)
     ]
     unit = [v / (np.linalg.norm(v) or 1.0) for v in spans]
     change = np.array([1.0 - float(unit[i] @ unit[i + 1]) for i in range(frames.size)])
