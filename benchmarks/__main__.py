@@ -7,6 +7,7 @@ import typer
 from benchmarks import (
     attacks,
     editbench,
+    ingest,
     planner_bench,
     synth_bench,
     trainer_bench,
@@ -28,6 +29,9 @@ app.command("synth", help="Run the ToolLoop with and without feedback on sampled
 app.command(
     "trainer", help="Run the learning loop: repair SFT, evo DPO, GUI SFT vs SOLAR vs sparse."
 )(trainer_bench.cli)
+app.command("ingest", help="Shots, tags, beats and downbeats on generated media with known truth.")(
+    ingest.cli
+)
 
 if __name__ == "__main__":
     app()

@@ -14,7 +14,9 @@ from services.common.job_api import job_routes
 from services.common.openapi import register_bodies
 from services.common.settings import database_url_for
 from services.planner.api import router
+from services.planner.api_ingest import router as ingest_router
 from services.planner.config import PlannerSettings, get_settings
+from services.planner.ingesting import ANALYZE_KIND, IngestWorker
 from services.planner.protocol import PlanRequest
 from services.planner.registry import ProposerRegistry
 from services.planner.rendering import RENDER_KIND, RenderWorker
@@ -30,13 +32,16 @@ def build_app(
     client = verifier or VerifierClient(settings.verifier_url, api_key=_first(settings.api_keys))
 
     renders = RenderWorker(settings, engine)
+    ingests = IngestWorker(settings, engine, renders.queue)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         renders.start()
+        ingests.start()
         try:
             yield
         finally:
+            ingests.stop()
             renders.stop()
             if verifier is None:
                 client.close()
@@ -44,7 +49,7 @@ def build_app(
     app = common_app.build_app(
         title="Refinery planner",
         settings=settings,
-        routers=[router, job_routes(kinds=[RENDER_KIND])],
+        routers=[router, ingest_router, job_routes(kinds=[RENDER_KIND, ANALYZE_KIND])],
         engine=engine,
         lifespan=lifespan,
         settings_dependency=get_settings,

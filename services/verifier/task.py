@@ -26,6 +26,10 @@ class Clip(NamedTuple):
     tags: frozenset[str] = frozenset()
     orientation: Orientation = Orientation.LANDSCAPE
     quality: float = 0.5
+    start: int = 0
+    """Where the clip begins inside its file (frames): one file may hold many shots."""
+    caption_source: str = "manual"
+    """Where the caption came from: ``sidecar``, ``llm``, ``filename`` or ``manual``."""
 
 
 class MusicTrack(NamedTuple):

@@ -8,7 +8,8 @@ import opentimelineio as otio
 import pytest
 
 from services.planner.export import NotExecutable, otio_bytes, otio_json, to_otio, write_otio
-from services.verifier.timeline import MusicPlacement, Shot, Timeline, TransitionType
+from services.verifier.task import Brief, Clip, Task
+from services.verifier.timeline import FrameRange, MusicPlacement, Shot, Timeline, TransitionType
 from tests.planner.export_factories import small_task, three_shots
 
 CUT, DISSOLVE, WIPE, FADE = (
@@ -143,3 +144,24 @@ def test_unknown_clip_or_track_is_a_typed_error():
     bad_track = Timeline(fps=30, shots=good.shots, music=MusicPlacement("m9"))
     with pytest.raises(NotExecutable, match="m9"):
         to_otio(task, bad_track)
+
+
+def test_a_clip_start_offsets_source_and_available_ranges():
+    """Shots found inside a longer file: OTIO ranges are in the file's frames."""
+    task = Task.build(
+        id="starts", fps=30, brief=Brief("two shots of one file"),
+        clips=[Clip("a", 60, "reel.mp4", start=90), Clip("b", 45, "reel.mp4")],
+    )  # fmt: skip
+    shots = (Shot("a", FrameRange(10, 40)), Shot("b", FrameRange(0, 20)))
+    timeline = Timeline(fps=30, shots=shots)
+    text = otio_json(task, timeline)
+    back = otio.adapters.read_from_string(text, adapter_name="otio_json")
+    first, second = back.tracks[0]
+    assert first.source_range == otio.opentime.TimeRange(
+        otio.opentime.RationalTime(100, 30), otio.opentime.RationalTime(30, 30)
+    )
+    assert first.media_reference.available_range.start_time.value == 90
+    assert first.media_reference.available_range.duration.value == 60
+    assert first.metadata["refinery"]["clip_start_frames"] == 90
+    assert second.source_range.start_time.value == 0
+    assert first.media_reference.target_url == second.media_reference.target_url == "reel.mp4"

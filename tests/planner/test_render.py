@@ -251,3 +251,24 @@ def test_render_measures_with_ffmpeg_alone_when_ffprobe_is_missing(
     result = render(task, timeline, root, tmp_path / "reel.mp4", size=SIZE)
     assert result.frames == timeline.length
     assert result.audio_duration_s == pytest.approx(result.expected_s, abs=0.05)
+
+
+def test_shots_of_one_file_play_from_their_clip_start(tmp_path: Path):
+    """Two clips are two shots of one file (``start`` 20 and 70): each shot's frames come
+    from its clip's stretch of the file, seeks and trims offset by the start."""
+    fps = 25
+    _luma_clip(tmp_path / "reel.mkv", fps, 100, "16+2*N")
+    task = Task.build(
+        id="starts", fps=fps, brief=small_task(fps).brief,
+        clips=[Clip("a", 30, "reel.mkv", start=20), Clip("b", 30, "reel.mkv", start=70)],
+    )  # fmt: skip
+    timeline = Timeline(
+        fps=fps,
+        shots=(Shot("b", FrameRange(5, 15)), Shot("a", FrameRange(0, 12))),
+    )
+    result = render(task, timeline, tmp_path, tmp_path / "starts.mp4", size=(64, 36))
+    lumas = _lumas(result.path)
+    assert len(lumas) == 22
+    for k, luma in enumerate(lumas):
+        source = 70 + 5 + k if k < 10 else 20 + k - 10
+        assert abs(luma - (16 + 2 * source)) < 1.5, (k, luma, source)

@@ -230,13 +230,18 @@ def generate_example_media(
 ) -> list[Path]:
     """Write a synthetic file for every clip and music track at the path its URI names.
 
-    Clips are distinct lavfi test patterns at the task fps, exactly ``duration`` frames,
-    oriented like the clip (portrait swaps ``size``); tracks are a WAV at 44.1 kHz with a
-    click on every beat and a higher one on downbeats. Existing files are kept unless
-    ``overwrite``. Returns the paths written.
+    Clips are distinct lavfi test patterns at the task fps, exactly ``start + duration`` frames
+    (clips sharing a file: the longest), oriented like the clip (portrait swaps ``size``);
+    tracks are a WAV at 44.1 kHz with a click on every beat and a higher one on downbeats.
+    Existing files are kept unless ``overwrite``. Returns the paths written.
     """
+    longest: dict[str, Clip] = {}  # shots of one file: write it long enough for the last
+    for clip in task.clips.values():
+        known = longest.get(clip.uri)
+        if known is None or clip.start + clip.duration > known.start + known.duration:
+            longest[clip.uri] = clip
     jobs = [
-        (resolve_media(clip.uri, media_root, param=f"clips[{i}].uri"), clip, i)
+        (resolve_media(clip.uri, media_root, param=f"clips[{i}].uri"), longest[clip.uri], i)
         for i, clip in enumerate(task.clips.values())
     ]
     jobs += [
@@ -281,7 +286,7 @@ def _clip_args(clip: Clip, index: int, fps: int, size: tuple[int, int]) -> list[
     graph = f"{source},hue=h={(index // len(_PATTERNS)) * 53 % 360},format=yuv420p"
     return [
         "-f", "lavfi", "-i", graph,
-        "-frames:v", str(clip.duration), *encoder_args(fps=fps), "-an",
+        "-frames:v", str(clip.start + clip.duration), *encoder_args(fps=fps), "-an",
     ]  # fmt: skip
 
 

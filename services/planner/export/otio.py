@@ -1,6 +1,8 @@
 """Timeline.1 → OpenTimelineIO: one video track of shots, one audio track of music.
 
-Shots become clips whose ``source_range`` is the shot's range at the task fps; every
+Shots become clips whose ``source_range`` is the shot's range at the task fps, in frames of
+the media file (offset by the clip's ``start``: a shot found inside a longer file), and
+whose media reference's ``available_range`` is the clip's stretch of that file; every
 transition other than a cut becomes an ``otio.schema.Transition`` between the two clips
 with ``in_offset = d // 2`` (before the cut: the incoming clip's head handle) and
 ``out_offset = d - d // 2`` (after the cut: the outgoing clip's tail handle). A first-shot
@@ -61,13 +63,14 @@ def to_otio(
             otio.schema.Clip(
                 name=f"{i:03d} {clip.id}",
                 media_reference=otio.schema.ExternalReference(
-                    target_url=clip.uri, available_range=span(0, clip.duration)
+                    target_url=clip.uri, available_range=span(clip.start, clip.duration)
                 ),
-                source_range=span(shot.source.start, shot.length),
+                source_range=span(clip.start + shot.source.start, shot.length),
                 metadata={
                     "refinery": {
                         "shot": i,
                         "clip_id": clip.id,
+                        "clip_start_frames": clip.start,
                         "caption": clip.caption,
                         "tags": sorted(clip.tags),
                         "transition_in": {"type": transition.type.value,

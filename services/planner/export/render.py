@@ -5,7 +5,9 @@ entered by a transition of ``d`` frames starts ``d // 2`` frames before its in p
 one left by a transition ends ``d - d // 2`` frames after its out point. Runs of cuts are
 joined with ``concat``; every other transition is an ``xfade`` of ``d`` frames whose
 offset is ``cut − d // 2`` (the cut's timeline frame), so the video lasts exactly
-``timeline.length`` frames. See ``docs/planner.md`` ("Export and render").
+``timeline.length`` frames. Source frames count from the clip's ``start`` inside its file
+(a shot found in a longer file), so every seek and trim is offset by it. See
+``docs/planner.md`` ("Export and render").
 """
 
 from __future__ import annotations
@@ -100,13 +102,15 @@ def build_render_command(
         if not path.is_file():
             raise MediaNotFound(f"no media file at {path}", param=param)
     argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
-    seeks = [max(0, first - rate) for first, _ in _spans(timeline)]  # a second's margin
+    spans = _file_spans(task, timeline)
+    seeks = [max(0, first - rate) for first, _ in spans]  # a second's margin
     for index, (path, _) in enumerate(sources):
         if index < len(seeks) and seeks[index]:
             argv += ["-ss", _secs(seeks[index], rate)]
         argv += ["-i", str(path)]
 
-    chains = [*_video_chains(timeline, seeks, width, height, out_fps), _audio_chain(timeline)]
+    chains = [*_video_chains(timeline, spans, seeks, (width, height), out_fps)]
+    chains.append(_audio_chain(timeline))
     return [
         *argv,
         "-filter_complex", ";".join(chains),
@@ -130,18 +134,32 @@ def _spans(timeline: Timeline) -> list[tuple[int, int]]:
     return spans
 
 
+def _file_spans(task: Task, timeline: Timeline) -> list[tuple[int, int]]:
+    """:func:`_spans` in frames of each shot's *file*: offset by its clip's ``start``."""
+    return [
+        (first + task.clips[shot.clip_id].start, end + task.clips[shot.clip_id].start)
+        for shot, (first, end) in zip(timeline.shots, _spans(timeline), strict=True)
+    ]
+
+
 def _video_chains(
-    timeline: Timeline, seeks: list[int], width: int, height: int, out_fps: int
+    timeline: Timeline,
+    spans: list[tuple[int, int]],
+    seeks: list[int],
+    size: tuple[int, int],
+    out_fps: int,
 ) -> list[str]:
     """One chain per shot (``[s<i>]``), a concat per run of cuts (``[g<j>]``), an xfade per
-    other transition (``[x<j>]``), and the output ``[vout]``. Input ``i`` was opened
-    ``seeks[i]`` frames in (``-ss``), so its frames count from there."""
+    other transition (``[x<j>]``), and the output ``[vout]``. ``spans`` are the file frames
+    each shot plays; input ``i`` was opened ``seeks[i]`` frames in (``-ss``), so its frames
+    count from there."""
     rate, shots = timeline.fps, timeline.shots
+    width, height = size
     chains: list[str] = []
     groups: list[list[str]] = [[]]
     joins: list[tuple[str, int, int]] = []  # (xfade name, duration, offset) into group j
     cuts = [0, *timeline.cut_positions()]
-    for i, (shot, (first, end)) in enumerate(zip(shots, _spans(timeline), strict=True)):
+    for i, (shot, (first, end)) in enumerate(zip(shots, spans, strict=True)):
         enter = shot.transition_in if i and _blends(shot.transition_in) else None
         before = enter.before_cut if enter else 0
         steps = [

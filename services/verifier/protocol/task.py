@@ -36,6 +36,9 @@ class BriefIn(Wire):
     style: Tag = "neutral"
 
 
+CaptionSource = Literal["sidecar", "llm", "filename", "manual"]
+
+
 class ClipIn(Wire):
     id: Id
     uri: ShortText = ""
@@ -44,6 +47,11 @@ class ClipIn(Wire):
     tags: list[Tag] = Field([], max_length=MAX_SMALL_ITEMS)
     orientation: Orientation = Orientation.LANDSCAPE
     quality: Fraction = 0.5
+    start_s: Seconds = 0.0
+    """Where the clip begins inside its file (one file may yield many shots)."""
+    caption_source: CaptionSource = "manual"
+    """Where ``caption`` came from: an asset manager's sidecar, a vision model, the file name,
+    or a person."""
 
 
 class MusicTrackIn(Wire):
@@ -319,6 +327,8 @@ class TaskIn(Wire):
                 tags=_tags(c.tags),
                 orientation=c.orientation,
                 quality=c.quality,
+                start=to_frames(c.start_s, fps),
+                caption_source=c.caption_source,
             )
             for c in self.clips
         ]
