@@ -12,6 +12,7 @@ from services.common import app as common_app
 from services.common.db import make_engine
 from services.common.settings import database_url_for
 from services.planner.api import router
+from services.planner.api_compile import router as compile_router
 from services.planner.config import PlannerSettings, get_settings
 from services.planner.registry import ProposerRegistry
 from services.planner.rendering import RenderWorker
@@ -41,7 +42,7 @@ def build_app(
     app = common_app.build_app(
         title="Refinery planner",
         settings=settings,
-        routers=[router],
+        routers=[router, compile_router],
         engine=engine,
         lifespan=lifespan,
         settings_dependency=get_settings,

@@ -1,0 +1,1 @@
+"""The brief compiler: one sentence of brief → the constraint ledger, with provenance."""
