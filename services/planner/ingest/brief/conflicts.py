@@ -26,6 +26,7 @@ def resolve(sheet: Sheet, clips: Sequence[dict[str, Any]]) -> None:
     _ranges(sheet, "shot_length")
     _include_exclude(sheet)
     _orientation_in_pool(sheet, clips)
+    _pool_length(sheet, clips)
 
 
 def _key(found: Found) -> tuple[Any, ...] | None:
@@ -170,5 +171,17 @@ def _orientation_in_pool(sheet: Sheet, clips: Sequence[dict[str, Any]]) -> None:
             sheet.conflict(
                 f"the pool holds {seconds:g} s of {value} footage; the edit needs at least "
                 f"{shortest:g} s",
+                found,
+            )
+
+
+def _pool_length(sheet: Sheet, clips: Sequence[dict[str, Any]]) -> None:
+    """A length longer than all the pool's footage can only be met by repeating clips."""
+    total = sum(float(c["duration_s"]) for c in clips)
+    for found in sheet.found:
+        if found.kind == "duration" and found.params["min_s"] > total:
+            sheet.conflict(
+                f"the pool holds {total:g} s of footage; the edit needs at least "
+                f"{found.params['min_s']:g} s, so clips would have to repeat",
                 found,
             )

@@ -24,7 +24,7 @@ _REUSE = re.compile(
     r"(?:\w+\s+){0,2}?(?:twice|more\s+than\s+once|again)\b"
     r"|\b(?:no|don'?t|do\s+not|never|without)\s+(?:reus\w*|repeat\w*)"
     r"(?:\s+(?:any\s+|the\s+)?(?:clips?|shots?|footage))?"
-    r"|\bno\s+repeats\b|\beach\s+clip\s+(?:only\s+)?once\b",
+    r"|\bno\s+repeats\b|\b(?:use\s+)?each\s+clip\s+(?:only\s+)?once\b",
     re.I,
 )
 _RUN = re.compile(
@@ -34,7 +34,7 @@ _RUN = re.compile(
     re.I,
 )
 _DOWNBEAT = re.compile(
-    r"(?:\b(?:end|ends|ending|finish|finishes|finishing|land|lands|landing|close|closing|stop|"
+    r"(?:(?<!the\s)\b(?:end|ends|ending|finish|finishes|finishing|land|lands|landing|close|closing|stop|"
     r"wrap)\s+(?:\w+\s+){0,2}?)?(?:right\s+|exactly\s+|bang\s+)?on\s+(?:a|the)\s+down[\s-]?beats?\b",
     re.I,
 )
@@ -51,15 +51,16 @@ _ORIENTATION = re.compile(
     re.I,
 )
 _TRACK = re.compile(
-    r"(?:\b(?:to|on|over|with|use|using|under|set\s+to)\s+)?(?:the\s+|a\s+|that\s+|this\s+)?"
+    r"(?:\b(?:set\s+(?:it\s+)?to|to|on|over|with|use|using|under)\s+)?"
+    r"(?:the\s+|a\s+|that\s+|this\s+)?"
     r"(?P<mood>[\w-]+)\s+(?:track|song|music|tune|soundtrack)\b",
     re.I,
 )
 _SHOT_WORD = re.compile(r"\b(?:shots?|each|apiece|per\s+shot|a\s+shot|every\s+shot|cuts)\b", re.I)
 _TYPES = {
     "fade_black": r"(?:fades?|fading|dips?)\s+(?:to|from|through)\s+black|black\s+fades?",
-    "dissolve": r"(?:(?:soft|slow|gentle|quick|short|long|subtle)\s+)?(?:cross[\s-]?)?dissolves?"
-    r"|cross[\s-]?fades?|(?<!to\s)fades?\b(?!\s+to\s+black)",
+    "dissolve": r"(?:(?:soft|slow|gentle|quick|short|long|subtle)\s+)?(?:(?:cross[\s-]?)?"
+    r"dissolves?|cross[\s-]?fades?|(?<!to\s)fades?\b(?!\s+to\s+black))",
     "wipe": r"(?:(?:soft|slow|quick|fast)\s+)?wipes?\b",
     "cut": r"(?:hard|straight|clean|simple|plain)\s+cuts?\b|\bcuts?(?=\s+only\b)|\bjust\s+cuts\b"
     r"|\bno\s+cuts\b",

@@ -36,7 +36,7 @@ _BEFORE = re.compile(
     re.I,
 )
 _FIRST = re.compile(
-    rf"\b(?:open(?:s|ing)?|start(?:s|ing)?|begin(?:s|ning)?|kick\s+off|lead\s+(?:in|off))\s+"
+    rf"\b(?:open(?:s|ing)?|start(?:s|ing)?|begin(?:s|ning)?|kick\s+off|lead(?:s|ing)?(?:\s+off)?)\s+"
     rf"(?:it\s+|things\s+)?(?:on|with)\s+(?P<x>{X}+)",
     re.I,
 )
@@ -63,7 +63,8 @@ _INCLUDE = re.compile(
 _MUST_BE_IN = re.compile(
     rf"(?:^|\x00)\s*(?:and\s+)?(?P<x>{X}+?)\s+(?:(?:has|have|needs?|must|should)\s+to\s+"
     rf"(?:be\s+in(?:\s+(?:it|there|the\s+\w+))?|make\s+it(?:\s+in)?|appear|feature|"
-    rf"be\s+(?:there|included|shown))|(?:is|are)\s+a\s+must|(?:must|should)\s+be\s+in\s+\w+)",
+    rf"be\s+(?:there|included|shown))|(?:is|are)\s+a\s+must|(?:must|should)\s+be\s+in\s+\w+"
+    rf"|(?:is|are)\s+(?:in(?:cluded)?|in\s+(?:it|there)|there)(?=\s*(?:$|\x00)))",
     re.I,
 )
 _MARKER = re.compile(
@@ -71,6 +72,7 @@ _MARKER = re.compile(
     rf"in\s+the\s+middle|in\s+between|front\s+and\s+cent(?:re|er)|at\s+least\s+once)\b",
     re.I,
 )
+_LEAD = re.compile(r"(?:make\s+sure|ensure|be\s+sure)\s+(?:that\s+)?", re.I)
 _THEN = re.compile(rf"(?:^|\x00)\s*(?:and\s+)?then\s+(?P<x>{X}+)", re.I)
 _OF = re.compile(rf"\bof\s+(?P<x>the\s+{X}+)$", re.I)
 _PRONOUN = re.compile(r"^(?:it|that|this|they|those|them)$", re.I)
@@ -242,6 +244,8 @@ def _keyword_items(sheet: Sheet, clause: Clause) -> list[Found] | None:
             continue
         a, b = clause.start + match.start("x"), clause.start + match.end("x")
         b = _trim(sheet.text, a, b)
+        lead = _LEAD.match(sheet.text, a, b)
+        a = lead.end() if lead else a
         start = clause.start + _first_char(view, match.start())
         end = clause.start + match.end()
         return _add_items(sheet, "must_include", a, b, (start, end))

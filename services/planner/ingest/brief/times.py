@@ -42,7 +42,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "max",
         re.compile(
-            rf"\b(?:no|not|never)\s+(?:\w+\s+){{0,2}}?(?:longer|more)\s+than\s+(?P<t>{_TIME})",
+            rf"\b(?:no|not|never|nothing|none)\s+(?:\w+\s+){{0,2}}?"
+            rf"(?:(?:longer|more)\s+than|over|above|past)\s+(?P<t>{_TIME})",
             re.I,
         ),
     ),
