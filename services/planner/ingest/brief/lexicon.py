@@ -76,7 +76,7 @@ _NUMBERS = {
     "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
     "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
     "seventy": 70, "eighty": 80, "ninety": 90, "a": 1, "an": 1, "single": 1, "once": 1,
-    "twice": 2, "couple": 2, "half": 0.5,
+    "twice": 2, "half": 0.5,
 }  # fmt: skip
 
 
