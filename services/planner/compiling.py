@@ -66,13 +66,14 @@ def compile_task(task: TaskIn) -> tuple[TaskIn, CompiledOut]:
     compiled = compile_rules(task.brief.text, clips, music, aspect=aspect)
     wire = task.model_dump(mode="json", by_alias=True)
     wire["ledger"] = compiled.ledger
+    checked = TaskIn.model_validate(wire)
     out = CompiledOut(
-        ledger=compiled.ledger,
+        ledger=checked.model_dump(mode="json", by_alias=True)["ledger"],
         provenance=compiled.provenance,
         unparsed=compiled.unparsed,
         conflicts=compiled.conflicts,
     )
-    return TaskIn.model_validate(wire), out
+    return checked, out
 
 
 def _compile_llm(
