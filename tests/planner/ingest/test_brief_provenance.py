@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from services.planner.ingest.brief.compiler import orientation_of_aspect
 from services.verifier.protocol import TaskIn
 from tests.planner.ingest.helpers import compiled, stated, unparsed, words_of
@@ -125,3 +128,47 @@ def test_nonsense_does_not_crash() -> None:
     for text in ("!!!", "and and and", "then", "no", "before after", "cover", "…", "0 seconds"):
         result = compiled(text)
         assert isinstance(result.unparsed, list)
+
+
+_PIECES = [
+    "30 seconds",
+    "open on the venue",
+    "end on the kiss",
+    "no cake",
+    "the vows and the rings",
+    "hard cuts only",
+    "soft dissolves",
+    "at least two dance shots",
+    "never two close-ups in a row",
+    "cut on the beat",
+    "land on a downbeat",
+    "vertical",
+    "under 20 seconds",
+    "it before the cake",
+    "then the rings",
+    "cover the vows, the cake and the party",
+    "make it pop",
+    "no clip twice",
+    "shots under 2 seconds each",
+    "to the upbeat track",
+    "include the fireworks",
+    "…",
+    "and",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8),
+    st.sampled_from([", ", ". ", " and ", " - ", "; ", " "]),
+    st.text(max_size=12),
+)
+def test_any_brief_compiles_to_a_valid_ledger_with_true_spans(pieces, joint, noise) -> None:
+    text = joint.join(pieces) + noise
+    result = compiled(text)
+    task = {"id": "t", "brief": {"text": text or "x"}, "clips": WEDDING, "music": ONE_TRACK}
+    TaskIn.model_validate({**task, "ledger": result.ledger})
+    for row in result.provenance + result.unparsed:
+        if row.get("start") is not None:
+            assert text[row["start"] : row["end"]] == row["text"]
+    assert {p["constraint_id"] for p in result.provenance} == {e["id"] for e in result.ledger}
