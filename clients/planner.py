@@ -29,6 +29,7 @@ from clients.errors import APIResponseValidationError, RefineryClientError, erro
 from clients.verifier import TaskLike, TimelineLike
 from services.common.protocol import JobOut
 from services.planner.protocol import CompileResponse, PlanResponse, ProposerOut
+from services.verifier.protocol import TaskIn
 
 __all__ = [
     "DEFAULT_PLANNER_URL",
@@ -106,7 +107,10 @@ class _Calls:
     def plan(
         task: TaskLike, timeline: TimelineLike | None, options: Mapping[str, Any]
     ) -> Call[PlanResponse]:
-        body: dict[str, Any] = {"task": wire(task), "options": dict(options)}
+        task_wire = wire(task)
+        if isinstance(task, TaskIn) and "ledger" not in task.model_fields_set:
+            task_wire.pop("ledger", None)  # still ledger-less: the planner compiles the brief
+        body: dict[str, Any] = {"task": task_wire, "options": dict(options)}
         if timeline is not None:
             body["timeline"] = wire(timeline)
         return Call("POST", "/v1/plan", parse_model(PlanResponse), body, retry=False)

@@ -156,3 +156,13 @@ def test_compile_task_sync_and_async(planner_app, planner: PlannerClient) -> Non
             assert again.task == compiled.task
 
     asyncio.run(compile_async())
+
+
+def test_a_task_model_without_a_ledger_is_compiled_by_the_planner(planner: PlannerClient) -> None:
+    from services.verifier.protocol import TaskIn
+
+    task = {k: v for k, v in _task().items() if k != "ledger"}
+    task["brief"] = {**task["brief"], "text": "20 seconds, no clip twice"}
+    plan = planner.plan(TaskIn.model_validate(task), seed=0, max_rounds=2)
+    assert plan.compiled is not None
+    assert {e["kind"] for e in plan.compiled.ledger} >= {"duration", "no_reuse"}
