@@ -6,6 +6,7 @@ import typer
 
 from benchmarks import (
     attacks,
+    brief_bench,
     editbench,
     ingest,
     planner_bench,
@@ -31,6 +32,9 @@ app.command(
 )(trainer_bench.cli)
 app.command("ingest", help="Shots, tags, beats and downbeats on generated media with known truth.")(
     ingest.cli
+)
+app.command("briefs", help="Compile hand-written briefs into ledgers; score and plan them.")(
+    brief_bench.cli
 )
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
         print(plan.ves, plan.feasible, len(plan.rounds))
         # the same, hearing each branch's draft and rounds as they end
         plan = planner.plan(task, on_event=lambda e: print(e["event"], e.get("ves_after")))
+        # a one-sentence brief over a pool → Task.1 with its ledger and provenance
+        compiled = planner.compile_task("30s, open on the ocean", clips, music)
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from clients.base import AsyncAPIClient, Call, SyncAPIClient, healthy, parse_mod
 from clients.errors import APIResponseValidationError, RefineryClientError, error_from_response
 from clients.verifier import TaskLike, TimelineLike
 from services.common.protocol import JobOut
-from services.planner.protocol import PlanResponse, ProposerOut
+from services.planner.protocol import CompileResponse, PlanResponse, ProposerOut
+from services.verifier.protocol import TaskIn
 
 __all__ = [
     "DEFAULT_PLANNER_URL",
@@ -97,10 +100,17 @@ def _bytes(response: httpx.Response) -> bytes:
 
 class _Calls:
     @staticmethod
+    def compile_task(body: dict[str, Any]) -> Call[CompileResponse]:
+        return Call("POST", "/v1/tasks:compile", parse_model(CompileResponse), body)
+
+    @staticmethod
     def plan(
         task: TaskLike, timeline: TimelineLike | None, options: Mapping[str, Any]
     ) -> Call[PlanResponse]:
-        body: dict[str, Any] = {"task": wire(task), "options": dict(options)}
+        task_wire = wire(task)
+        if isinstance(task, TaskIn) and "ledger" not in task.model_fields_set:
+            task_wire.pop("ledger", None)  # still ledger-less: the planner compiles the brief
+        body: dict[str, Any] = {"task": task_wire, "options": dict(options)}
         if timeline is not None:
             body["timeline"] = wire(timeline)
         return Call("POST", "/v1/plan", parse_model(PlanResponse), body, retry=False)
@@ -171,6 +181,34 @@ def _analyze_body(
     return {"paths": paths, "music": music, "split_shots": split_shots, "captions": captions}
 
 
+def _compile_body(
+    text: str,
+    clips: Sequence[Mapping[str, Any]],
+    music: Sequence[Mapping[str, Any]],
+    *,
+    aspect: str | None,
+    style: str | None,
+    fps: int,
+    compiler: str,
+    task_id: str | None,
+) -> dict[str, Any]:
+    brief: dict[str, Any] = {"text": text}
+    if aspect is not None:
+        brief["aspect"] = aspect
+    if style is not None:
+        brief["style"] = style
+    body: dict[str, Any] = {
+        "brief": brief,
+        "clips": [wire(c) for c in clips],
+        "music": [wire(m) for m in music],
+        "fps": fps,
+        "compiler": compiler,
+    }
+    if task_id is not None:
+        body["id"] = task_id
+    return body
+
+
 class PlannerClient(SyncAPIClient):
     """Blocking planner client; see :class:`clients.base.SyncAPIClient` for options."""
 
@@ -200,6 +238,32 @@ class PlannerClient(SyncAPIClient):
                 if (plan := _plan_event(event, on_event, self.base_url)) is not None:
                     return plan
         raise _invalid(self.base_url, "the plan stream ended without a plan")
+
+    def compile_task(
+        self,
+        text: str,
+        clips: Sequence[Mapping[str, Any]],
+        music: Sequence[Mapping[str, Any]] = (),
+        *,
+        aspect: str | None = None,
+        style: str | None = None,
+        fps: int = 30,
+        compiler: str = "rules",
+        task_id: str | None = None,
+    ) -> CompileResponse:
+        """Compile a one-sentence brief over a pool into a Task.1 with its ledger
+        (``POST /v1/tasks:compile``); ``compiler``: ``rules`` or ``llm``."""
+        body = _compile_body(
+            text,
+            clips,
+            music,
+            aspect=aspect,
+            style=style,
+            fps=fps,
+            compiler=compiler,
+            task_id=task_id,
+        )
+        return self._call(_Calls.compile_task(body))
 
     def get_plan(self, plan_id: str) -> PlanResponse:
         return self._call(_Calls.get_plan(plan_id))
@@ -286,6 +350,31 @@ class AsyncPlannerClient(AsyncAPIClient):
                 if (plan := _plan_event(event, on_event, self.base_url)) is not None:
                     return plan
         raise _invalid(self.base_url, "the plan stream ended without a plan")
+
+    async def compile_task(
+        self,
+        text: str,
+        clips: Sequence[Mapping[str, Any]],
+        music: Sequence[Mapping[str, Any]] = (),
+        *,
+        aspect: str | None = None,
+        style: str | None = None,
+        fps: int = 30,
+        compiler: str = "rules",
+        task_id: str | None = None,
+    ) -> CompileResponse:
+        """See :meth:`PlannerClient.compile_task`."""
+        body = _compile_body(
+            text,
+            clips,
+            music,
+            aspect=aspect,
+            style=style,
+            fps=fps,
+            compiler=compiler,
+            task_id=task_id,
+        )
+        return await self._call(_Calls.compile_task(body))
 
     async def get_plan(self, plan_id: str) -> PlanResponse:
         return await self._call(_Calls.get_plan(plan_id))

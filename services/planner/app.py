@@ -14,6 +14,7 @@ from services.common.job_api import job_routes
 from services.common.openapi import register_bodies
 from services.common.settings import database_url_for
 from services.planner.api import router
+from services.planner.api_compile import router as compile_router
 from services.planner.api_ingest import router as ingest_router
 from services.planner.config import PlannerSettings, get_settings
 from services.planner.ingesting import ANALYZE_KIND, IngestWorker
@@ -49,7 +50,10 @@ def build_app(
     app = common_app.build_app(
         title="Refinery planner",
         settings=settings,
-        routers=[router, ingest_router, job_routes(kinds=[RENDER_KIND, ANALYZE_KIND])],
+        routers=[
+            router, ingest_router, compile_router,
+            job_routes(kinds=[RENDER_KIND, ANALYZE_KIND]),
+        ],
         engine=engine,
         lifespan=lifespan,
         settings_dependency=get_settings,

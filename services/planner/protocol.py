@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator, model_validator
 
 from services.planner.ingest.paths import AUDIO_EXTENSIONS, VIDEO_EXTENSIONS, expand
 from services.verifier.protocol import ReportOut, TaskIn, TimelineIn, TimelineOut
@@ -33,6 +33,8 @@ class PlanRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task: TaskIn
+    """A task without a ``ledger`` key is compiled from its brief first (``rules``);
+    ``"ledger": []`` means no constraints."""
     timeline: TimelineIn | None = None
     """Repair mode: start from this cut instead of a draft."""
     options: PlanOptions = PlanOptions()
@@ -58,6 +60,92 @@ class BranchOut(BaseModel):
     """``"time_budget"`` when ``time_budget_s`` ended the branch before it converged."""
 
 
+class SpanOut(BaseModel):
+    start: int
+    end: int
+    text: str
+
+
+class ProvenanceOut(BaseModel):
+    """Where a ledger entry came from: the brief's characters ``start``–``end`` (``text``),
+    or, with ``source`` ``default`` / ``aspect``, no words (``start``/``end``/``text`` null)."""
+
+    constraint_id: str
+    start: int | None
+    end: int | None
+    text: str | None
+    source: Literal["brief", "aspect", "default"] = "brief"
+    note: str | None = None
+
+
+class ConflictSpanOut(BaseModel):
+    start: int | None
+    end: int | None
+    text: str | None
+
+
+class ConflictOut(BaseModel):
+    """Words of the brief that contradict each other (or the pool), and what was kept."""
+
+    message: str
+    spans: list[ConflictSpanOut] = []
+    kept: str | None = None
+
+
+class RejectedOut(BaseModel):
+    """What a compiler proposed that did not pass the checks, and why."""
+
+    item: dict[str, Any]
+    reason: str
+
+
+class CompiledOut(BaseModel):
+    ledger: list[dict[str, Any]]
+    provenance: list[ProvenanceOut]
+    unparsed: list[SpanOut]
+    conflicts: list[ConflictOut] = []
+    rejected: list[RejectedOut] = []
+
+
+class CompileBrief(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    aspect: str | None = Field(None, pattern=r"^\d+:\d+$")
+    """Only when the user chose one: it becomes a soft ``orientation`` unless the words
+    say otherwise."""
+    style: str | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _words(cls, text: str) -> str:
+        if not text.strip():
+            raise ValueError("the brief is empty: write what the edit should be")
+        return text
+
+
+class CompileRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    brief: CompileBrief
+    clips: list[ClipIn] = Field(min_length=1)
+    music: list[MusicTrackIn] = []
+    fps: int = Field(30, ge=1, le=240)
+    compiler: Literal["rules", "llm"] = "rules"
+    id: str | None = Field(None, min_length=1, max_length=200)
+    """The task's id (default: derived from the brief and the pool)."""
+
+
+class CompileResponse(BaseModel):
+    task: dict[str, Any]
+    """Task.1 with the compiled ledger."""
+    provenance: list[ProvenanceOut]
+    unparsed: list[SpanOut]
+    conflicts: list[ConflictOut] = []
+    rejected: list[RejectedOut] = []
+    compiler: str
+
+
 class PlanResponse(BaseModel):
     plan_id: str
     task_id: str
@@ -71,6 +159,8 @@ class PlanResponse(BaseModel):
     branches: list[BranchOut]
     draft_ves: float
     elapsed_s: float
+    compiled: CompiledOut | None = None
+    """The ledger compiled from the brief when the task came without one."""
 
 
 class ProposerOut(BaseModel):

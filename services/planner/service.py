@@ -14,10 +14,17 @@ from sqlalchemy.engine import Engine
 from clients.errors import RefineryClientError
 from clients.verifier import VerifierClient
 from services.common.errors import RefineryError, UnavailableError
+from services.planner.compiling import compile_task
 from services.planner.config import PlannerSettings
 from services.planner.loop import Branch, BudgetExceeded, LoopEvent, LoopOptions, run_branch
 from services.planner.proposers.base import Proposer, ProposerError
-from services.planner.protocol import BranchOut, PlanRequest, PlanResponse, RoundOut
+from services.planner.protocol import (
+    BranchOut,
+    CompiledOut,
+    PlanRequest,
+    PlanResponse,
+    RoundOut,
+)
 from services.planner.records import PlanRow, ScoredRecord, new_plan_id, save_plan
 from services.planner.registry import ProposerRegistry
 from services.verifier.protocol import TimelineOut
@@ -36,6 +43,8 @@ class PreparedPlan:
     proposers: list[Proposer]
     options: LoopOptions
     started: float
+    compiled: CompiledOut | None = None
+    """The ledger compiled from the brief, when the task came without one."""
 
 
 def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
@@ -43,8 +52,11 @@ def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
     started = time.monotonic()
     options = request.options
     _within_limits(request, registry.settings)
-    task = request.task.to_task()
-    task_wire = request.task.model_dump(mode="json", by_alias=True)
+    task_in, compiled = request.task, None
+    if "ledger" not in task_in.model_fields_set:
+        task_in, compiled = compile_task(task_in)
+    task = task_in.to_task()
+    task_wire = task_in.model_dump(mode="json", by_alias=True)
     start = request.timeline.to_timeline(task) if request.timeline is not None else None
     wanted = [("options.proposer", options.proposer)] + [
         (f"options.teachers[{i}]", name) for i, name in enumerate(options.teachers)
@@ -59,7 +71,7 @@ def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
             check()
     deadline = started + options.time_budget_s if options.time_budget_s else None
     loop_options = LoopOptions(options.max_rounds, options.candidates, options.seed, deadline)
-    return PreparedPlan(task, task_wire, start, proposers, loop_options, started)
+    return PreparedPlan(task, task_wire, start, proposers, loop_options, started, compiled)
 
 
 def execute(
@@ -127,6 +139,7 @@ def execute(
         branches=outcomes,
         draft_ves=best.draft_ves,
         elapsed_s=round(time.monotonic() - started, 4),
+        compiled=prepared.compiled,
     )
     records = [
         ScoredRecord(

@@ -128,3 +128,41 @@ def test_refinery_plan_without_a_planner_says_how_to_start_one(free_port: int) -
     )
     assert result.exit_code == 2
     assert "start it with `refinery up`" in " ".join(result.output.split())
+
+
+def test_compile_task_sync_and_async(planner_app, planner: PlannerClient) -> None:
+    import asyncio
+
+    task = _task()
+    text = "20 seconds, open on the ocean, no clip twice"
+    compiled = planner.compile_task(text, task["clips"], task["music"], task_id="t-1")
+    assert compiled.task["id"] == "t-1" and compiled.compiler == "rules"
+    kinds = {entry["kind"] for entry in compiled.task["ledger"]}
+    assert {"duration", "no_reuse"} <= kinds
+    assert {p.constraint_id for p in compiled.provenance} == {
+        e["id"] for e in compiled.task["ledger"]
+    }
+    with pytest.raises(UnprocessableEntityError) as caught:
+        planner.compile_task("  ", task["clips"])
+    assert caught.value.param == "brief.text"
+    with pytest.raises(UnavailableError) as unavailable:
+        planner.compile_task(text, task["clips"], compiler="llm")
+    assert unavailable.value.param == "compiler"
+
+    async def compile_async() -> None:
+        transport = httpx.ASGITransport(app=planner_app)
+        async with AsyncPlannerClient("http://planner", transport=transport) as client:
+            again = await client.compile_task(text, task["clips"], task["music"], task_id="t-1")
+            assert again.task == compiled.task
+
+    asyncio.run(compile_async())
+
+
+def test_a_task_model_without_a_ledger_is_compiled_by_the_planner(planner: PlannerClient) -> None:
+    from services.verifier.protocol import TaskIn
+
+    task = {k: v for k, v in _task().items() if k != "ledger"}
+    task["brief"] = {**task["brief"], "text": "20 seconds, no clip twice"}
+    plan = planner.plan(TaskIn.model_validate(task), seed=0, max_rounds=2)
+    assert plan.compiled is not None
+    assert {e["kind"] for e in plan.compiled.ledger} >= {"duration", "no_reuse"}
