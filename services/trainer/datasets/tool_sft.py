@@ -3,8 +3,9 @@
 Synth serves ``{"messages", "tools", "meta"}`` with ``tools`` as one JSON string (the form
 TRL's trainers decode); a list of schemas, or of JSON strings, is read too. TRL renders tool
 calls through the model's chat template, and templates expect ``function.arguments`` as an
-object (TRL's own tool checks pass a dict), so JSON-string arguments are decoded here; an assistant turn that
-only calls tools gets ``content: ""`` (several templates cannot print ``None``). Rows whose
+object (TRL's own tool checks pass a dict), so JSON-string arguments are decoded here; an
+assistant turn that only calls tools gets ``content: ""`` (several templates cannot print
+``None``). Rows whose
 calls cannot be decoded, or that call a function the row does not offer, are skipped and
 counted; exact duplicates are dropped. Meta shrinks to ``{"category"}``.
 """
