@@ -124,6 +124,15 @@ def plan(
     media_root: Annotated[
         Path, typer.Option(envvar="REFINERY_MEDIA_ROOT", help="Where media URIs resolve.")
     ] = Path("."),
+    media_url_base: Annotated[
+        str | None,
+        typer.Option(
+            envvar="REFINERY_MEDIA_URL_BASE",
+            help="The media root as editors see it (e.g. /Volumes/Projects/reel): the .otio "
+            "names media there instead of the planner's file:// URLs.",
+            show_default=False,
+        ),
+    ] = None,
     url: Annotated[str | None, typer.Option(help="Planner base URL.", show_default=False)] = None,
     api_key: Annotated[
         str | None, typer.Option(envvar="REFINERY_API_KEY", show_default=False)
@@ -164,7 +173,7 @@ def plan(
             f"{result.draft_ves:.3f}) in {result.elapsed_s:.2f} s"
         )
         if otio is not None:
-            otio.write_bytes(client.otio(result.plan_id))
+            otio.write_bytes(client.otio(result.plan_id, media_url_base=media_url_base))
             console.print(f"wrote {otio}")
         if render is not None:
             _render(client, result.plan_id, render, console)
