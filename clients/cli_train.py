@@ -135,11 +135,14 @@ def run(
     data: Annotated[str, typer.Argument(help="Dataset id from `refinery train dataset build`.")],
     base: Annotated[str, typer.Option(help="tiny, a checkpoint folder or a hub id.")] = "tiny",
     hyper: Annotated[list[str] | None, typer.Option(help="key=value (repeat).")] = None,
-    wait: Annotated[bool, typer.Option(help="Follow the job to its end.")] = True,
+    wait: Annotated[
+        bool, typer.Option(help="Follow the job to its end; --no-wait returns once queued.")
+    ] = True,
     url: UrlOption = None,
     api_key: KeyOption = None,
 ) -> None:
-    """Queue a train job; with --wait show its progress; exit 0 if it succeeds, 1 if not."""
+    """Queue a train job and follow its progress (--no-wait: return once queued); exit 0 if
+    it succeeds, 1 if not."""
     from clients.cli import service_errors
 
     console = Console(highlight=False)
