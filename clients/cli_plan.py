@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,10 +18,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from clients.errors import RefineryClientError
-from clients.planner import PlannerClient
-from clients.render import render_report
-from services.planner.protocol import PlanResponse
+if TYPE_CHECKING:
+    from clients.planner import PlannerClient
+    from services.planner.protocol import PlanResponse
 
 _ROUND_COLUMNS = (
     SpinnerColumn(),
@@ -103,6 +102,8 @@ def _render(client: PlannerClient, plan_id: str, out: Path, console: Console) ->
             )
     if job.status != "succeeded":
         message = (job.error or {}).get("message", job.status)
+        from clients.errors import RefineryClientError
+
         raise RefineryClientError(f"render {job.job_id} {job.status}: {message}")
     out.write_bytes(client.job_output(job.job_id))
     console.print(f"rendered {out} ({job.result.get('duration_s', '?')} s)")
@@ -151,6 +152,9 @@ def plan(
         made = generate_example_media(TaskIn.model_validate(task_body).to_task(), media_root)
         if made:
             console.print(f"generated {len(made)} media files under {media_root}")
+    from clients.planner import PlannerClient
+    from clients.render import render_report
+
     client = PlannerClient(url, api_key=api_key)
     with service_errors("planner", client.base_url), client:
         with Progress(*_ROUND_COLUMNS, console=console, transient=True) as progress:

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.trainer import TrainerClient
-from services.common.protocol import JobOut
-from services.trainer.protocol import DatasetOut
+if TYPE_CHECKING:
+    from clients.trainer import TrainerClient
+    from services.common.protocol import JobOut
+    from services.trainer.protocol import DatasetOut
 
 train_app = typer.Typer(
     name="train",
@@ -29,6 +30,8 @@ KeyOption = Annotated[str | None, typer.Option(envvar="REFINERY_API_KEY", show_d
 
 
 def _client(url: str | None, api_key: str | None) -> TrainerClient:
+    from clients.trainer import TrainerClient
+
     return TrainerClient(url, api_key=api_key)
 
 

@@ -1,13 +1,24 @@
-"""Wire models every service shares: the durable job as its clients see it."""
+"""Wire models every service shares: the durable job as its clients see it.
+
+Clients import this module, so it stays free of the database layer: the job table
+(:mod:`services.common.jobs`, SQLAlchemy) is imported only for type checking.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from services.common.jobs import Job
+if TYPE_CHECKING:
+    from services.common.jobs import Job
+
+__all__ = ["FINISHED", "JobOut", "JobStatus"]
+
+JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+FINISHED: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
+"""The statuses a job ends in."""
 
 
 class JobOut(BaseModel):

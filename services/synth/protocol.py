@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.common.jobs import Job
 from services.common.protocol import JobOut
+
+if TYPE_CHECKING:
+    from services.common.jobs import Job
 
 __all__ = [
     "CatalogIn",
