@@ -14,6 +14,10 @@ generator, same truths, same run. Figures:
   (0..1) of function use over the accepted examples' calls, against the catalog's size.
 - ``category_shares``: categories among accepted examples.
 - ``duplicate_query_rate``: share of accepted examples whose query repeats an earlier one.
+- ``sample_us``: microseconds per stage-1 ground truth (:meth:`Sampler.sample`, built-in
+  catalog, 2000 draws); ``simple_check_us``: microseconds per call check
+  (:func:`~services.synth.checker.check_calls`) of a correct one-call ``simple`` answer
+  (2000 checks). Both single-threaded, best of 3 repeats.
 - ``python_calibration_us``: how fast this machine ran plain Python at the start (see
   :func:`benchmarks.verifier_bench.calibration_us`).
 """
@@ -33,6 +37,7 @@ import typer
 from benchmarks.verifier_bench import calibration_us
 from services.synth.calls import CATEGORIES, GroundTruth
 from services.synth.catalog import builtin_catalog
+from services.synth.checker import check_calls
 from services.synth.generators.template import TemplateGenerator
 from services.synth.pipeline import Outcome, synthesize
 from services.synth.sampling import Sampler, normalised_entropy
@@ -58,6 +63,28 @@ def _by_category(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
     seen = Counter(o.truth.category for o in outcomes)
     kept = Counter(o.truth.category for o in outcomes if o.accepted)
     return {c: round(kept[c] / seen[c], 4) if seen[c] else None for c in CATEGORIES}
+
+
+def _best_us(action: Any, rounds: int = 2000, repeats: int = 3) -> float:
+    """Microseconds per call of ``action`` (best of ``repeats`` runs of ``rounds`` calls)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(rounds):
+            action()
+        best = min(best, time.perf_counter() - start)
+    return round(best / rounds * 1e6, 2)
+
+
+def micro(tools: Sequence[Any], *, seed: int = 0) -> dict[str, float]:
+    """``sample_us`` and ``simple_check_us`` (see the module doc)."""
+    sampler = Sampler(tools, seed=seed)
+    sample_us = _best_us(sampler.sample)
+    truth = next(t for t in iter(sampler.sample, None) if t.category == "simple")
+    calls = list(truth.calls)
+    if not check_calls(calls, truth).ok:  # the measured path is the accepting one
+        raise RuntimeError(f"the ground truth's own calls fail the checker: {truth}")
+    return {"sample_us": sample_us, "simple_check_us": _best_us(lambda: check_calls(calls, truth))}
 
 
 def run(*, n: int, seed: int = 0, max_refine_rounds: int = 3) -> dict[str, Any]:
@@ -95,6 +122,7 @@ def run(*, n: int, seed: int = 0, max_refine_rounds: int = 3) -> dict[str, Any]:
         "duplicate_query_rate": _duplicate_rate(outcomes),
         "baseline_acceptance_rate": round(sum(o.accepted for o in baseline) / n, 4),
         "baseline_function_usage_entropy": _entropy(baseline, len(tools)),
+        **micro(tools, seed=seed),
         "python_calibration_us": calibration,
     }
 

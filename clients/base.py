@@ -35,7 +35,7 @@ from clients.errors import (
     RefineryClientError,
     error_from_response,
 )
-from services.common.jobs import FINISHED
+from services.common.protocol import FINISHED
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",

@@ -2,6 +2,9 @@
 
 Exit codes: ``verify`` 0 feasible · 1 not feasible · 2 error; ``up`` 0 after Ctrl-C,
 the command's own code with ``-- COMMAND``, 1 if a service dies, 2 if the stack fails.
+
+Start-up stays light (``refinery --help`` loads Typer and Rich only): the clients, httpx,
+pydantic and the wire models are imported inside the commands that use them.
 """
 
 from __future__ import annotations
@@ -15,17 +18,16 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from clients.errors import APIConnectionError, APIError, RefineryClientError
-from clients.render import render_report
-from clients.stack import Stack, StackError, select_services
-from clients.verifier import VerifierClient
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from clients.stack import Stack
 
 __all__ = ["app"]
 
@@ -60,6 +62,8 @@ def _read_json(path: Path) -> Any:
 @contextlib.contextmanager
 def service_errors(service: str, base_url: str) -> Iterator[None]:
     """Turn client errors into one clear line and exit code 2."""
+    from clients.errors import APIConnectionError, APIError, RefineryClientError
+
     try:
         yield
     except APIConnectionError:
@@ -92,6 +96,9 @@ def verify(
     ] = None,
 ) -> None:
     """Verify TIMELINE against TASK; exit 0 if feasible, 1 if not, 2 on errors."""
+    from clients.render import render_report
+    from clients.verifier import VerifierClient
+
     task_body, timeline_body = _read_json(task), _read_json(timeline)
     client = VerifierClient(url, api_key=api_key)
     with service_errors("verifier", client.base_url), client:
@@ -112,6 +119,8 @@ def _short(path: Path) -> str:
 
 
 def _services_table(stack: Stack) -> Table:
+    from rich.table import Table
+
     table = Table(title="Refinery stack", title_justify="left")
     for column in ("service", "url", "process", "log"):
         table.add_column(column, overflow="fold")
@@ -206,6 +215,8 @@ def up(
     timeout: Annotated[float, typer.Option(help="Seconds to wait for every /healthz.")] = 60.0,
 ) -> None:
     """Start every Refinery service on localhost; stop them on Ctrl-C (or after COMMAND)."""
+    from clients.stack import Stack, StackError, select_services
+
     console = Console(highlight=False)
     names = [n.strip() for n in services.split(",") if n.strip()] if services else None
     try:

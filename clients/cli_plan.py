@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,10 +18,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from clients.errors import RefineryClientError
-from clients.planner import PlannerClient
-from clients.render import render_report
-from services.planner.protocol import PlanResponse
+if TYPE_CHECKING:
+    from clients.planner import PlannerClient
+    from services.planner.protocol import PlanResponse
 
 _ROUND_COLUMNS = (
     SpinnerColumn(),
@@ -103,6 +102,8 @@ def _render(client: PlannerClient, plan_id: str, out: Path, console: Console) ->
             )
     if job.status != "succeeded":
         message = (job.error or {}).get("message", job.status)
+        from clients.errors import RefineryClientError
+
         raise RefineryClientError(f"render {job.job_id} {job.status}: {message}")
     out.write_bytes(client.job_output(job.job_id))
     console.print(f"rendered {out} ({job.result.get('duration_s', '?')} s)")
@@ -182,6 +183,8 @@ def _show(result: PlanResponse, console: Console) -> None:
 
         data = compiled if isinstance(compiled, dict) else compiled.model_dump()
         print_compiled({"task": {"ledger": data["ledger"]}, **data}, console)
+    from clients.render import render_report
+
     console.print(_rounds(result))
     if len(result.branches) > 1:
         console.print(_branches(result))
@@ -215,6 +218,15 @@ def plan(
     media_root: Annotated[
         Path, typer.Option(envvar="REFINERY_MEDIA_ROOT", help="Where media URIs resolve.")
     ] = Path("."),
+    media_url_base: Annotated[
+        str | None,
+        typer.Option(
+            envvar="REFINERY_MEDIA_URL_BASE",
+            help="The media root as editors see it (e.g. /Volumes/Projects/reel): the .otio "
+            "names media there instead of the planner's file:// URLs.",
+            show_default=False,
+        ),
+    ] = None,
     url: Annotated[str | None, typer.Option(help="Planner base URL.", show_default=False)] = None,
     api_key: Annotated[
         str | None, typer.Option(envvar="REFINERY_API_KEY", show_default=False)
@@ -231,6 +243,8 @@ def plan(
     timeline_body = _read_json(timeline) if timeline is not None else None
     if make_media and task_body is not None:
         _make_task_media(task_body, media_root, console)
+    from clients.planner import PlannerClient
+
     client = PlannerClient(url, api_key=api_key)
     with service_errors("planner", client.base_url), client:
         if task_body is None:
@@ -243,7 +257,7 @@ def plan(
         result = _plan_live(client, task_body, timeline_body, proposer, options, console)
         _show(result, console)
         if otio is not None:
-            otio.write_bytes(client.otio(result.plan_id))
+            otio.write_bytes(client.otio(result.plan_id, media_url_base=media_url_base))
             console.print(f"wrote {otio}")
         if render is not None:
             _render(client, result.plan_id, render, console)

@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.synth import SynthClient
-from services.common.jobs import FINISHED
-from services.synth.protocol import SynthJobOut
-
+if TYPE_CHECKING:
+    from clients.synth import SynthClient
+    from services.synth.protocol import SynthJobOut
 
 def parse_mix(text: str | None) -> dict[str, float] | None:
     """``simple=0.4,parallel=0.6`` → ``{"simple": 0.4, "parallel": 0.6}``."""
@@ -61,6 +60,8 @@ def _stages(job: SynthJobOut) -> Table:
 
 
 def _poll(client: SynthClient, job: SynthJobOut, n: int, console: Console) -> SynthJobOut:
+    from services.common.protocol import FINISHED
+
     columns = (
         SpinnerColumn(),
         TextColumn("synth {task.fields[status]}"),
@@ -125,6 +126,8 @@ def synth(
     console = Console(highlight=False)
     options = {"n": n, "seed": seed, "mix": parse_mix(mix), "generator": generator}
     options.update(max_refine_rounds=max_refine_rounds, isolate=isolate)
+    from clients.synth import SynthClient
+
     client = SynthClient(url, api_key=api_key)
     with service_errors("synth service", client.base_url), client:
         job = client.synthesize(_catalog(catalog), **options)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.trainer import TrainerClient
-from services.common.protocol import JobOut
-from services.trainer.protocol import DatasetOut
+if TYPE_CHECKING:
+    from clients.trainer import TrainerClient
+    from services.common.protocol import JobOut
+    from services.trainer.protocol import DatasetOut
 
 train_app = typer.Typer(
     name="train",
@@ -29,6 +30,8 @@ KeyOption = Annotated[str | None, typer.Option(envvar="REFINERY_API_KEY", show_d
 
 
 def _client(url: str | None, api_key: str | None) -> TrainerClient:
+    from clients.trainer import TrainerClient
+
     return TrainerClient(url, api_key=api_key)
 
 
@@ -135,11 +138,14 @@ def run(
     data: Annotated[str, typer.Argument(help="Dataset id from `refinery train dataset build`.")],
     base: Annotated[str, typer.Option(help="tiny, a checkpoint folder or a hub id.")] = "tiny",
     hyper: Annotated[list[str] | None, typer.Option(help="key=value (repeat).")] = None,
-    wait: Annotated[bool, typer.Option(help="Follow the job to its end.")] = True,
+    wait: Annotated[
+        bool, typer.Option(help="Follow the job to its end; --no-wait returns once queued.")
+    ] = True,
     url: UrlOption = None,
     api_key: KeyOption = None,
 ) -> None:
-    """Queue a train job; with --wait show its progress; exit 0 if it succeeds, 1 if not."""
+    """Queue a train job and follow its progress (--no-wait: return once queued); exit 0 if
+    it succeeds, 1 if not."""
     from clients.cli import service_errors
 
     console = Console(highlight=False)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import aclosing, closing
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import httpx
 import orjson
@@ -124,8 +124,9 @@ class _Calls:
         return Call("GET", f"/v1/plans/{quote(plan_id, safe='')}/task", _json_object)
 
     @staticmethod
-    def otio(plan_id: str) -> Call[bytes]:
-        return Call("GET", f"/v1/plans/{quote(plan_id, safe='')}/otio", _bytes)
+    def otio(plan_id: str, media_url_base: str | None = None) -> Call[bytes]:
+        query = f"?{urlencode({'media_url_base': media_url_base})}" if media_url_base else ""
+        return Call("GET", f"/v1/plans/{quote(plan_id, safe='')}/otio{query}", _bytes)
 
     @staticmethod
     def render(plan_id: str) -> Call[JobOut]:
@@ -272,9 +273,11 @@ class PlannerClient(SyncAPIClient):
         """The Task.1 JSON the plan was made for (its records carry only ``task_id``)."""
         return self._call(_Calls.get_task(plan_id))
 
-    def otio(self, plan_id: str) -> bytes:
-        """The plan as an OpenTimelineIO ``.otio`` document."""
-        return self._call(_Calls.otio(plan_id))
+    def otio(self, plan_id: str, *, media_url_base: str | None = None) -> bytes:
+        """The plan as an OpenTimelineIO ``.otio`` document; its media URLs lie under
+        ``media_url_base`` when given (the media root as editors see it), else they are the
+        planner's ``file://`` URLs."""
+        return self._call(_Calls.otio(plan_id, media_url_base))
 
     def render(self, plan_id: str) -> JobOut:
         """Start rendering the plan to MP4; poll :meth:`job`, then :meth:`job_output`."""
@@ -382,8 +385,8 @@ class AsyncPlannerClient(AsyncAPIClient):
     async def get_task(self, plan_id: str) -> dict[str, Any]:
         return await self._call(_Calls.get_task(plan_id))
 
-    async def otio(self, plan_id: str) -> bytes:
-        return await self._call(_Calls.otio(plan_id))
+    async def otio(self, plan_id: str, *, media_url_base: str | None = None) -> bytes:
+        return await self._call(_Calls.otio(plan_id, media_url_base))
 
     async def render(self, plan_id: str) -> JobOut:
         return await self._call(_Calls.render(plan_id))

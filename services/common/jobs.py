@@ -18,7 +18,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import Column, Index, UniqueConstraint, and_, or_, update
 from sqlalchemy.engine import Engine
@@ -27,11 +27,10 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 from services.common.db import JsonType, UTCDateTime, utcnow, write_engine
 from services.common.errors import ConflictError, NotFoundError, RefineryError, sanitize_message
+from services.common.protocol import FINISHED, JobStatus
 
 __all__ = ["FINISHED", "Job", "JobQueue", "JobStatus", "LeaseLost"]
 
-JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
-FINISHED: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
 
 
 def _new_id() -> str:

@@ -1,29 +1,41 @@
 """Wire models every service shares: the durable job as its clients see it, the error
-envelope, and the strict, bounded field types requests use."""
+envelope, and the strict, bounded field types requests use.
+
+Clients import this module, so it stays free of the database layer: the job table
+(:mod:`services.common.jobs`, SQLAlchemy) is imported only for type checking.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
 
 from services.common.errors import sanitize_value
-from services.common.jobs import Job
 from services.common.upstreams import MAX_URL_LENGTH, check_url
 
 __all__ = [
     "ERROR_RESPONSES",
+    "FINISHED",
     "MAX_SEED",
     "ErrorDetail",
     "ErrorOut",
     "FiniteFloat",
     "JobOut",
+    "JobStatus",
     "Seed",
     "StrictInt",
     "UpstreamUrl",
     "error_responses",
 ]
+
+if TYPE_CHECKING:
+    from services.common.jobs import Job
+
+JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+FINISHED: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
+"""The statuses a job ends in."""
 
 MAX_SEED = 2**32 - 1
 

@@ -126,19 +126,38 @@ def _plan_row(request: Request, plan_id: str) -> records.PlanRow:
     return row
 
 
-@router.get("/plans/{plan_id}/otio", responses=error_responses(404))
-async def get_otio(plan_id: str, request: Request) -> Response:
-    """The plan as an OpenTimelineIO document (video, music, beat markers)."""
-    body = await run_in_threadpool(_otio, request, plan_id)
+@router.get("/plans/{plan_id}/otio", responses=error_responses(404, 422))
+async def get_otio(
+    plan_id: str,
+    request: Request,
+    media_url_base: str | None = Query(
+        None,
+        max_length=2048,
+        description="the media root as editors see it (file:///Volumes/reel, /Volumes/reel, "
+        "Z:/reel, smb://nas/reel); default REFINERY_MEDIA_URL_BASE, else file:// URLs "
+        "under REFINERY_MEDIA_ROOT",
+    ),
+) -> Response:
+    """The plan as an OpenTimelineIO document (video, music, beat markers), every media
+    reference an absolute URL."""
+    body = await run_in_threadpool(_otio, request, plan_id, media_url_base)
     headers = {"Content-Disposition": f'attachment; filename="{plan_id}.otio"'}
     return Response(body, media_type="application/json", headers=headers)
 
 
-def _otio(request: Request, plan_id: str) -> bytes:
+def _otio(request: Request, plan_id: str, media_url_base: str | None) -> bytes:
     row = _plan_row(request, plan_id)
+    settings = request.app.state.settings
     task = TaskIn.model_validate(row.task).to_task()
     timeline = TimelineIn.model_validate(row.result["timeline"]).to_timeline(task)
-    return otio_bytes(task, timeline, name=plan_id, metadata={"plan_id": plan_id, "ves": row.ves})
+    return otio_bytes(
+        task,
+        timeline,
+        name=plan_id,
+        metadata={"plan_id": plan_id, "ves": row.ves},
+        media_root=settings.media_root,
+        media_url_base=media_url_base or settings.media_url_base,
+    )
 
 
 @router.post(

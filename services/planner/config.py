@@ -6,6 +6,8 @@ import functools
 from pathlib import Path
 from typing import Literal
 
+from pydantic import field_validator
+
 from services.verifier.config import TaskLimitSettings
 
 
@@ -32,9 +34,27 @@ class PlannerSettings(TaskLimitSettings):
     ``auto`` uses MiniLM when the ``relevance`` extra is installed, else TF-IDF."""
     media_root: Path = Path(".")
     """Media URIs resolve only inside this folder (``REFINERY_MEDIA_ROOT``)."""
+    media_url_base: str | None = None
+    """The media root as editing apps see it (``REFINERY_MEDIA_URL_BASE``, e.g. a shared drive
+    ``/Volumes/Projects/reel`` or ``smb://nas/reel``): OTIO exports name media under it.
+    Unset: absolute ``file://`` URLs under the media root."""
     max_rounds_limit: int = 64
     max_candidates_limit: int = 64
     max_teachers: int = 8
+
+
+    @field_validator("media_url_base")
+    @classmethod
+    def _absolute_base(cls, value: str | None) -> str | None:
+        if value:
+            from services.planner.export.errors import BadMediaUrlBase
+            from services.planner.export.urls import url_base
+
+            try:
+                url_base(value)
+            except BadMediaUrlBase as error:
+                raise ValueError(error.message) from None
+        return value or None
 
 
 @functools.lru_cache

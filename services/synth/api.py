@@ -130,10 +130,12 @@ async def job_examples(
 
 def _export_line(fmt: ExportFormat) -> Callable[[store.ExampleRow], dict[str, Any]]:
     if fmt == "trl":
-        return lambda row: row.example or {}
-    from services.synth.bfcl.convert import bfcl_row
+        from services.synth.examples import trl_row
 
-    return lambda row: bfcl_row(f"{row.category}_{row.seq}", row.query or "", row.ground_truth())
+        return lambda row: trl_row(row.example) if row.example else {}
+    from services.synth.bfcl.convert import bfcl_id, bfcl_row
+
+    return lambda row: bfcl_row(bfcl_id(row.category, row.seq), row.query or "", row.ground_truth())
 
 
 @router.get(

@@ -1,22 +1,28 @@
 """Accepted outcomes as TRL conversational rows, the form the trainer and the export read.
 
-A row is ``{"messages": [user, assistant], "tools": [...], "meta": {...}}``. The assistant
-turn carries ``tool_calls`` in the OpenAI wire form, whose ``function.arguments`` is a JSON
-*string* (as the API sends it); an irrelevance row's assistant turn has ``content`` saying
-no available function fits and no ``tool_calls``.
+A row is ``{"messages": [user, assistant], "tools": "<JSON list>", "meta": {...}}``, the
+form TRL's trainers tokenize as they stand:
 
-Why strings: JSON-lines files go through Arrow's schema inference in
-``datasets.load_dataset("json", ...)``, which needs every field to have one type across rows.
-Call arguments, ground-truth calls, features and the trace differ in shape from row to row
-(a ``default`` is a bool in one tool and a string in another), so those nested parts are
-stored as JSON strings: ``function.arguments``, each entry of ``tools``, ``meta.features``,
-``meta.ground_truth`` and ``meta.trace``. :func:`decode_row` turns a loaded row back into
-plain objects.
+- the assistant turn carries ``tool_calls`` as ``{"type": "function", "function": {"name",
+  "arguments": {...}}}`` with ``arguments`` a JSON *object*, as chat templates render it
+  (``arguments | tojson``) and as TRL's own tool-calling checks pass it; an irrelevance row's
+  assistant turn has ``content`` saying no available function fits and no ``tool_calls``;
+- ``tools`` is the list of OpenAI function schemas as one JSON string, which TRL's
+  ``SFTTrainer`` (and its DPO, KTO and reward trainers) decode before applying the chat
+  template. One string keeps every row's schema the same whatever its tools look like.
+
+JSON-lines files go through Arrow's schema inference in ``datasets.load_dataset("json", ...)``.
+``datasets`` stores the messages, whose turns differ in keys, as its ``Json`` feature and
+gives them back exactly. ``meta``'s nested parts (``features``, ``ground_truth``, ``trace``)
+differ in shape from row to row and are JSON strings. :func:`decode_row` turns a loaded row
+into plain objects; :func:`trl_row` brings a stored row of either form (older rows kept
+``tools`` as a list of JSON strings and ``arguments`` as a JSON string) to this one.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from services.synth.calls import Call
@@ -24,7 +30,7 @@ from services.synth.calls import Call
 if TYPE_CHECKING:
     from services.synth.pipeline import Outcome
 
-__all__ = ["NO_FIT", "decode_row", "example_row", "wire_call"]
+__all__ = ["NO_FIT", "decode_row", "example_row", "trl_row", "wire_call"]
 
 NO_FIT = "None of the available functions can do that, so I can't help with it using them."
 
@@ -34,11 +40,9 @@ def _dumps(value: Any) -> str:
 
 
 def wire_call(call: Call) -> dict[str, Any]:
-    """An OpenAI ``tool_calls`` item with ``arguments`` as a JSON string."""
-    return {
-        "type": "function",
-        "function": {"name": call.name, "arguments": _dumps(call.arguments)},
-    }
+    """A ``tool_calls`` item with ``arguments`` as an object (a copy of the call's)."""
+    arguments = json.loads(_dumps(call.arguments))
+    return {"type": "function", "function": {"name": call.name, "arguments": arguments}}
 
 
 def example_row(outcome: Outcome) -> dict[str, Any]:
@@ -53,7 +57,7 @@ def example_row(outcome: Outcome) -> dict[str, Any]:
         features["intent_tool"] = truth.features["intent_tool"]["function"]["name"]
     return {
         "messages": [{"role": "user", "content": outcome.query}, assistant],
-        "tools": [_dumps(tool) for tool in truth.tools],
+        "tools": _dumps(list(truth.tools)),
         "meta": {
             "category": truth.category,
             "accepted": outcome.accepted,
@@ -65,10 +69,18 @@ def example_row(outcome: Outcome) -> dict[str, Any]:
     }
 
 
-def decode_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A row with its JSON-string parts decoded: arguments, tools and meta as objects."""
-    messages = []
-    for message in row["messages"]:
+def _loads(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _tools(value: Any) -> list[Any]:
+    """The tool list of a row: one JSON string, or (older rows) a list of schemas or strings."""
+    return [_loads(tool) for tool in _loads(value) or []]
+
+
+def _messages(messages: Any) -> list[dict[str, Any]]:
+    out = []
+    for message in messages:
         message = {k: v for k, v in message.items() if v is not None}
         if message.get("tool_calls"):
             message["tool_calls"] = [
@@ -76,15 +88,29 @@ def decode_row(row: dict[str, Any]) -> dict[str, Any]:
                     "type": "function",
                     "function": {
                         "name": item["function"]["name"],
-                        "arguments": json.loads(item["function"]["arguments"]),
+                        "arguments": _loads(item["function"]["arguments"]),
                     },
                 }
                 for item in message["tool_calls"]
             ]
         else:
             message.pop("tool_calls", None)
-        messages.append(message)
+        out.append(message)
+    return out
+
+
+def trl_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored row (current or older form) as the current TRL row; ``meta`` kept as is."""
+    return {
+        "messages": _messages(row["messages"]),
+        "tools": _dumps(_tools(row.get("tools"))),
+        "meta": dict(row.get("meta") or {}),
+    }
+
+
+def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row with its JSON-string parts decoded: tools and meta as objects."""
     meta = dict(row["meta"])
     for key in ("features", "ground_truth", "trace"):
-        meta[key] = json.loads(meta[key])
-    return {"messages": messages, "tools": [json.loads(t) for t in row["tools"]], "meta": meta}
+        meta[key] = _loads(meta[key])
+    return {"messages": _messages(row["messages"]), "tools": _tools(row["tools"]), "meta": meta}

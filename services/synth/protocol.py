@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from services.common.jobs import Job
 from services.common.protocol import FiniteFloat, JobOut, Seed, StrictInt, UpstreamUrl
+
+if TYPE_CHECKING:
+    from services.common.jobs import Job
 
 __all__ = [
     "CatalogIn",

@@ -27,6 +27,7 @@ from services.common.db import (
 )
 from services.common.errors import ConflictError
 from services.synth.calls import Call, GroundTruth
+from services.synth.examples import trl_row
 
 __all__ = [
     "CatalogRow",
@@ -83,9 +84,8 @@ class ExampleRow(SQLModel, table=True):
 
     def wire(self) -> dict[str, Any]:
         """The record as ``/v1/records`` and ``/v1/jobs/{id}/examples`` serve it."""
-        return {"record_id": self.record_id, "job_id": self.job_id, "seq": self.seq} | (
-            self.example or {}
-        )
+        head = {"record_id": self.record_id, "job_id": self.job_id, "seq": self.seq}
+        return head | (trl_row(self.example) if self.example else {})
 
     def ground_truth(self) -> GroundTruth:
         return truth_from_json(self.truth)

@@ -26,6 +26,7 @@ def test_the_synth_harness_reports_every_figure() -> None:
     assert figures["acceptance_rate"] >= figures["baseline_acceptance_rate"]
     assert figures["acceptance_rate"] >= 0.9
     assert figures["examples_per_s"] > 0 and figures["python_calibration_us"] > 0
+    assert figures["sample_us"] > 0 and figures["simple_check_us"] > 0
     assert 0 <= figures["mean_refine_rounds"] <= figures["max_refine_rounds"]
     assert set(figures["category_shares"]) == set(CATEGORIES)
     assert abs(sum(figures["category_shares"].values()) - 1) < 1e-3

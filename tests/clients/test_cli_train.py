@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 from clients.cli import app as cli
 from clients.cli_train import parse_hyper, parse_source
 from clients.planner import PlannerClient
+from clients.trainer import TrainerClient
 from services.trainer.app import build_app
 from services.trainer.config import TrainerSettings
 from tests.servers import serve_in_thread
@@ -51,6 +53,18 @@ def test_build_run_list_and_publish(tmp_path: Path, database_url: str) -> None:
             assert model_id.group(1) in listed.output
             published = runner.invoke(cli, ["train", "publish", model_id.group(1), "--url", url])
             assert f"hf:{model_id.group(1)}" in published.output, published.output
+            queued = runner.invoke(
+                cli,
+                ["train", "run", "sft", dataset_id.group(1), "--url", url, "--no-wait", *HYPER],
+            )
+            assert queued.exit_code == 0 and "model" not in queued.output, queued.output
+            job_id = re.search(r"job (\S+) queued", queued.output)
+            assert job_id is not None, queued.output
+            with TrainerClient(url) as client:
+                deadline = time.monotonic() + 120
+                while client.job(job_id.group(1)).status in ("queued", "running"):
+                    assert time.monotonic() < deadline
+                    time.sleep(0.1)
             refused = runner.invoke(
                 cli, ["train", "run", "sft", dataset_id.group(1), "--hyper", "lr_x=1", "--url", url]
             )

@@ -109,11 +109,21 @@ def test_refinery_plan_prints_rounds_and_writes_otio(planner_app, tmp_path: Path
         out = tmp_path / "cut.otio"
         result = CliRunner().invoke(
             cli,
-            ["plan", str(EXAMPLES / "surf-reel" / "task.json"), "--url", url, "--otio", str(out)],
+            [
+                "plan",
+                str(EXAMPLES / "surf-reel" / "task.json"),
+                "--url",
+                url,
+                "--otio",
+                str(out),
+                "--media-url-base",
+                "/Volumes/Reel",
+            ],
         )
     assert result.exit_code == 0, result.output
     assert "rounds" in result.output and "VES" in result.output
     assert out.read_text().startswith("{") and "OTIO_SCHEMA" in out.read_text()
+    assert '"target_url": "file:///Volumes/Reel/media/surf-reel/' in out.read_text()
 
 
 def test_refinery_plan_without_a_planner_says_how_to_start_one(free_port: int) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from services.common import openai_chat
 from services.common.openai_chat import (
     ChatEndpoint,
     ChatEndpointOwner,
@@ -74,13 +75,16 @@ def test_a_passing_flake_is_retried_to_success(fake: FakeOpenAI, url: str) -> No
     assert len(fake.requests) == 2 and retries == [1]
 
 
-def test_backoff_doubles_between_attempts(fake: FakeOpenAI, url: str) -> None:
+def test_backoff_doubles_between_attempts(
+    fake: FakeOpenAI, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake.reset("error")
-    with ChatEndpoint(url, MODEL, max_retries=2, backoff_s=0.03) as endpoint:
-        started = time.monotonic()
-        with pytest.raises(EndpointUnavailable):
-            endpoint.post(BODY)
-    assert time.monotonic() - started >= 0.03 + 0.06
+    slept: list[float] = []
+    monkeypatch.setattr(openai_chat, "time", SimpleNamespace(sleep=slept.append))
+    endpoint = ChatEndpoint(url, MODEL, max_retries=3, backoff_s=0.03)
+    with endpoint, pytest.raises(EndpointUnavailable):
+        endpoint.post(BODY)
+    assert slept == pytest.approx([0.03, 0.06, 0.12]) and len(fake.requests) == 4
 
 
 def test_client_errors_are_refused_without_retry(fake: FakeOpenAI, url: str) -> None:

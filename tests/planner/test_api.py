@@ -231,6 +231,17 @@ def test_otio_export_reads_back(planner: TestClient) -> None:
     assert [c.source_range.start_time.to_seconds() for c in clips] == pytest.approx(
         [s["in_s"] for s in plan["timeline"]["shots"]]
     )
+    root = Path(planner.app.state.settings.media_root).resolve()
+    by_id = {c["id"]: c for c in task["clips"]}
+    assert [c.media_reference.target_url for c in clips] == [
+        (root / by_id[s["clip_id"]]["uri"]).as_uri() for s in plan["timeline"]["shots"]
+    ]
+    shared = planner.get(f"/v1/plans/{plan['plan_id']}/otio?media_url_base=/Volumes/Reel")
+    shared_clips = otio.adapters.read_from_string(shared.text, "otio_json").find_clips()
+    assert all(c.media_reference.target_url.startswith("file:///Volumes/Reel/media/")
+               for c in shared_clips)  # fmt: skip
+    bad = planner.get(f"/v1/plans/{plan['plan_id']}/otio?media_url_base=relative/dir")
+    assert bad.status_code == 422 and bad.json()["error"]["param"] == "media_url_base"
     assert planner.get("/v1/plans/plan-missing/otio").status_code == 404
 
 

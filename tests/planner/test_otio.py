@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import opentimelineio as otio
 import pytest
@@ -44,7 +45,7 @@ def test_every_clip_carries_its_shot_range_and_media(exported):
         assert clip.source_range.start_time.value == shot.source.start
         assert clip.source_range.duration.value == shot.length
         assert clip.source_range.start_time.rate == task.fps
-        assert clip.media_reference.target_url == source.uri
+        assert clip.media_reference.target_url == (Path.cwd() / source.uri).as_uri()
         assert clip.media_reference.available_range.duration.value == source.duration
         assert clip.metadata["refinery"]["clip_id"] == shot.clip_id
 

@@ -144,7 +144,7 @@ def test_inline_catalog_mix_and_idempotency(synth: TestClient) -> None:
     assert job["status"] == "succeeded" and job["request"]["catalog"] == "inline"
     page = synth.get(f"/v1/jobs/{job['job_id']}/examples").json()["examples"]
     assert {e["meta"]["category"] for e in page} == {"simple"}
-    assert all(json.loads(e["tools"][0])["function"]["name"] == "ping_host" for e in page)
+    assert all(json.loads(e["tools"])[0]["function"]["name"] == "ping_host" for e in page)
 
 
 @pytest.mark.parametrize(
@@ -178,7 +178,7 @@ def test_isolate_drops_bfcl_tools_and_reports_them(synth: TestClient) -> None:
         "name": "book_hotel", "reason": "name", "bfcl_function": "book_hotel"
     }  # fmt: skip
     examples = synth.get(f"/v1/jobs/{job['job_id']}/examples").json()["examples"]
-    used = {json.loads(t)["function"]["name"] for e in examples for t in e["tools"]}
+    used = {t["function"]["name"] for e in examples for t in json.loads(e["tools"])}
     assert used and not used & set(dropped)
     hotel = [t for t in builtin_catalog() if t["function"]["name"] == "book_hotel"]
     only_bfcl = {"catalog": hotel, "isolate": True, "mix": {"simple": 1}}

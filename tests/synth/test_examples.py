@@ -8,7 +8,7 @@ from pathlib import Path
 import datasets
 
 from services.synth.calls import Call, GroundTruth
-from services.synth.examples import NO_FIT, decode_row, example_row
+from services.synth.examples import NO_FIT, decode_row, example_row, trl_row
 from services.synth.generators.template import TemplateGenerator
 from services.synth.pipeline import synthesize
 
@@ -80,10 +80,10 @@ def test_rows_have_the_conversational_shape() -> None:
     assert user["role"] == "user" and assistant["role"] == "assistant"
     (item,) = assistant["tool_calls"]
     assert item["type"] == "function" and item["function"]["name"] == "set_alarm"
-    assert json.loads(item["function"]["arguments"]) == {"time": "07:30", "repeat": True}
+    assert item["function"]["arguments"] == {"time": "07:30", "repeat": True}
     assert simple["meta"]["category"] == "simple"
     assert json.loads(simple["meta"]["ground_truth"])[0]["function"]["name"] == "set_alarm"
-    assert json.loads(simple["tools"][0]) == ALARM
+    assert isinstance(simple["tools"], str) and json.loads(simple["tools"])[0] == ALARM
     assert irrelevant["messages"][1] == {"role": "assistant", "content": NO_FIT}
     assert json.loads(irrelevant["meta"]["features"])["intent_tool"] == "set_alarm"
     trace = json.loads(multiple["meta"]["trace"])
@@ -98,3 +98,38 @@ def test_rows_with_mixed_shapes_load_with_datasets(tmp_path: Path) -> None:
     assert len(loaded) == 3
     for original, row in zip(rows, loaded, strict=True):
         assert decode_row(row) == decode_row(original)
+
+
+def test_loaded_rows_are_exact(tmp_path: Path) -> None:
+    """``datasets`` gives every message back as written: no argument keys merged across rows."""
+    rows = _rows()
+    path = tmp_path / "examples.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    loaded = datasets.load_dataset("json", data_files=str(path), split="train")
+    for original, row in zip(rows, loaded, strict=True):
+        assert row["messages"] == original["messages"] and row["tools"] == original["tools"]
+
+
+def test_older_stored_rows_become_the_current_form() -> None:
+    current = _rows()[0]
+    older = {
+        "messages": [
+            current["messages"][0],
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "type": "function",
+                        "function": {"name": "set_alarm", "arguments": '{"time":"07:30"}'},
+                    }
+                ],
+            },
+        ],
+        "tools": [json.dumps(ALARM)],
+        "meta": current["meta"],
+    }
+    row = trl_row(older)
+    assert json.loads(row["tools"]) == [ALARM] and row["meta"] == current["meta"]
+    call = row["messages"][1]["tool_calls"][0]["function"]
+    assert call == {"name": "set_alarm", "arguments": {"time": "07:30"}}
+    assert trl_row(current) == current

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -88,7 +89,7 @@ def test_examples_and_records_serve_accepted_rows_in_cursor_order(db: Engine) ->
     assert [r.record_id for r in tail] == ids[3:]
     wire = records[0].wire()
     assert wire["record_id"] == ids[0] and wire["job_id"] == "a" and wire["seq"] == 0
-    assert wire["messages"][0]["content"] == "q0" and wire["tools"] == [TOOL]
+    assert wire["messages"][0]["content"] == "q0" and json.loads(wire["tools"]) == [TOOL]
 
 
 def test_truth_round_trips() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from services.trainer.datasets.tool_sft import build_tool_sft
@@ -89,3 +90,12 @@ def test_bad_examples_are_skipped_by_reason() -> None:
             "unknown_tool": 1,
         },
     }
+
+
+def test_tools_as_one_json_string_or_strings_are_read() -> None:
+    """Synth serves ``tools`` as one JSON string; older rows held a list of strings."""
+    forms = [json.dumps([WEATHER]), [json.dumps(WEATHER)], [WEATHER]]
+    built = [build_tool_sft([example({"city": "Porto"}, tools=tools)]) for tools in forms]
+    assert all(rows[0]["tools"] == [WEATHER] for rows, _ in built)
+    rows, stats = build_tool_sft([example(tools="{broken"), example(tools='{"a": 1}')])
+    assert not rows and stats["examples"]["skipped"] == {"bad_tool": 1, "bad_example": 1}

@@ -4,6 +4,7 @@ Pure edges: no FastAPI, no settings. ffmpeg runs as a subprocess with an argv li
 """
 
 from services.planner.export.errors import (
+    BadMediaUrlBase,
     ExportError,
     FfmpegUnavailable,
     MediaNotFound,
@@ -14,8 +15,10 @@ from services.planner.export.errors import (
 from services.planner.export.media import generate_example_media, resolve_media
 from services.planner.export.otio import otio_bytes, otio_json, to_otio, write_otio
 from services.planner.export.render import RenderResult, build_render_command, render
+from services.planner.export.urls import media_url
 
 __all__ = [
+    "BadMediaUrlBase",
     "ExportError",
     "FfmpegUnavailable",
     "MediaNotFound",
@@ -25,6 +28,7 @@ __all__ = [
     "RenderResult",
     "build_render_command",
     "generate_example_media",
+    "media_url",
     "otio_bytes",
     "otio_json",
     "render",

@@ -49,3 +49,9 @@ class RenderFailed(ExportError):
         context = {"stderr": stderr, **kwargs.pop("context", {})}
         super().__init__(message, context=context, **kwargs)
         self.stderr = stderr
+
+
+class BadMediaUrlBase(ExportError):
+    """A media URL base that is neither an absolute URL nor an absolute path."""
+
+    code = "bad_media_url_base"

@@ -8,6 +8,10 @@ with ``in_offset = d // 2`` (before the cut: the incoming clip's head handle) an
 ``out_offset = d - d // 2`` (after the cut: the outgoing clip's tail handle). A first-shot
 ``fade_black`` is a transition from a zero-length gap (black). The music is a clip over
 ``[offset, offset + length)`` of its track, with a marker on every beat and downbeat there.
+
+Every ``target_url`` is absolute (:func:`services.planner.export.urls.media_url`): a
+``file://`` URL under ``media_root``, or under ``media_url_base`` when editors see the media
+root elsewhere (a shared drive).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 import opentimelineio as otio
 
 from services.planner.export.errors import NotExecutable
+from services.planner.export.urls import media_url
 from services.verifier.task import MusicTrack, Task
 from services.verifier.timeline import Timeline, TransitionType, to_seconds
 
@@ -36,10 +41,16 @@ def to_otio(
     *,
     name: str | None = None,
     metadata: Mapping[str, Any] | None = None,
+    media_root: Path | str = ".",
+    media_url_base: str | None = None,
 ) -> otio.schema.Timeline:
     """The OTIO timeline of ``timeline``; ``metadata`` (e.g. a VES report) joins
-    ``metadata["refinery"]``."""
+    ``metadata["refinery"]``. Media URIs resolve under ``media_root`` and are written as
+    absolute URLs (under ``media_url_base`` when given)."""
     fps = task.fps
+
+    def url(uri: str, param: str) -> str:
+        return media_url(uri, media_root, base=media_url_base, param=param)
 
     def rt(frames: int) -> otio.opentime.RationalTime:
         return _RT(frames, fps)
@@ -63,7 +74,8 @@ def to_otio(
             otio.schema.Clip(
                 name=f"{i:03d} {clip.id}",
                 media_reference=otio.schema.ExternalReference(
-                    target_url=clip.uri, available_range=span(clip.start, clip.duration)
+                    target_url=url(clip.uri, _param(task.clips, "clips", clip.id)),
+                    available_range=span(clip.start, clip.duration),
                 ),
                 source_range=span(clip.start + shot.source.start, shot.length),
                 metadata={
@@ -88,7 +100,10 @@ def to_otio(
             raise NotExecutable(
                 f"music track {music.track_id} is not in the task", param="music.track_id"
             )
-        audio.append(_music_clip(track, music.offset, timeline.length, music.fade_out, fps))
+        target = url(track.uri, _param(task.tracks, "music", track.id))
+        audio.append(
+            _music_clip(track, target, music.offset, timeline.length, music.fade_out, fps)
+        )
 
     info: dict[str, Any] = {
         "schema": "Timeline.1",
@@ -116,6 +131,11 @@ def to_otio(
     )
 
 
+def _param(pool: Mapping[str, Any], field: str, key: str) -> str:
+    """The task field a URI came from, as the request names it (``clips[2].uri``)."""
+    return f"{field}[{list(pool).index(key)}].uri"
+
+
 def _transition(kind: TransitionType, duration: int, shot: int, rt) -> otio.schema.Transition:
     before, after = duration // 2, duration - duration // 2
     if shot == 0:  # a fade in from black starts at the cut: all of it lies after
@@ -130,13 +150,13 @@ def _transition(kind: TransitionType, duration: int, shot: int, rt) -> otio.sche
 
 
 def _music_clip(
-    track: MusicTrack, offset: int, length: int, fade_out: int, fps: int
+    track: MusicTrack, target_url: str, offset: int, length: int, fade_out: int, fps: int
 ) -> otio.schema.Clip:
     source = _TR(_RT(offset, fps), _RT(length, fps))
     clip = otio.schema.Clip(
         name=track.id,
         media_reference=otio.schema.ExternalReference(
-            target_url=track.uri, available_range=_TR(_RT(0, fps), _RT(track.duration, fps))
+            target_url=target_url, available_range=_TR(_RT(0, fps), _RT(track.duration, fps))
         ),
         source_range=source,
         metadata={
@@ -170,9 +190,11 @@ def otio_json(
     name: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     indent: int = 2,
+    **media: Any,
 ) -> str:
-    """The ``.otio`` JSON text of :func:`to_otio`."""
-    exported = to_otio(task, timeline, name=name, metadata=metadata)
+    """The ``.otio`` JSON text of :func:`to_otio` (``media``: its ``media_root``,
+    ``media_url_base``)."""
+    exported = to_otio(task, timeline, name=name, metadata=metadata, **media)
     return otio.adapters.write_to_string(exported, adapter_name="otio_json", indent=indent)
 
 
@@ -182,9 +204,10 @@ def otio_bytes(
     *,
     name: str | None = None,
     metadata: Mapping[str, Any] | None = None,
+    **media: Any,
 ) -> bytes:
     """:func:`otio_json` as UTF-8 bytes (an HTTP response body, a blob)."""
-    return otio_json(task, timeline, name=name, metadata=metadata).encode("utf-8")
+    return otio_json(task, timeline, name=name, metadata=metadata, **media).encode("utf-8")
 
 
 def write_otio(
@@ -194,13 +217,14 @@ def write_otio(
     *,
     name: str | None = None,
     metadata: Mapping[str, Any] | None = None,
+    **media: Any,
 ) -> Path:
     """Write the ``.otio`` file of ``timeline`` to ``path`` (whole or not at all)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
     try:
-        partial.write_bytes(otio_bytes(task, timeline, name=name, metadata=metadata))
+        partial.write_bytes(otio_bytes(task, timeline, name=name, metadata=metadata, **media))
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)

@@ -13,11 +13,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from services.synth.bfcl.data import BFCL_FILES
 from services.synth.calls import GroundTruth, Tool, parameters
 from services.synth.checker import possible_answer
 
 __all__ = [
     "PYTHON_HINT",
+    "bfcl_id",
     "bfcl_row",
     "from_bfcl_function",
     "openai_name",
@@ -90,6 +92,12 @@ def _convert(schema: Mapping[str, Any], names: Mapping[str, str], *, top: bool =
     if isinstance(out.get("items"), Mapping):
         out["items"] = _convert(out["items"], names)
     return out
+
+
+def bfcl_id(category: str, seq: int) -> str:
+    """An export id in BFCL v4's form, ``<test category>_<n>`` (``simple_python_3``,
+    ``parallel_multiple_0``): bfcl-eval reads the category from the id."""
+    return f"{BFCL_FILES[category]}_{seq}"
 
 
 def bfcl_row(example_id: str, query: str, truth: GroundTruth) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """Tool-use SFT rows from synth examples: TRL conversational rows with tools.
 
-Synth serves ``{"messages", "tools", "meta"}``. TRL renders tool calls through the model's
-chat template, and templates expect ``function.arguments`` as an object (TRL's own tool
-checks pass a dict), so JSON-string arguments are decoded here; an assistant turn that
-only calls tools gets ``content: ""`` (several templates cannot print ``None``). Rows whose
+Synth serves ``{"messages", "tools", "meta"}`` with ``tools`` as one JSON string (the form
+TRL's trainers decode); a list of schemas, or of JSON strings, is read too. TRL renders tool
+calls through the model's chat template, and templates expect ``function.arguments`` as an
+object (TRL's own tool checks pass a dict), so JSON-string arguments are decoded here; an
+assistant turn that only calls tools gets ``content: ""`` (several templates cannot print
+``None``). Rows whose
 calls cannot be decoded, or that call a function the row does not offer, are skipped and
 counted; exact duplicates are dropped. Meta shrinks to ``{"category"}``.
 """
@@ -71,11 +73,23 @@ def _message(message: Any, tool_names: frozenset[str]) -> dict[str, Any]:
     return out
 
 
+def _tools(value: Any) -> list[Any]:
+    """The row's tools as a list: decoded from one JSON string, or each entry from its own."""
+    try:
+        tools = json.loads(value) if isinstance(value, str) else value
+        if not isinstance(tools, list):
+            raise RowSkipped("bad_example")
+        return [json.loads(t) if isinstance(t, str) else t for t in tools]
+    except json.JSONDecodeError:
+        raise RowSkipped("bad_tool") from None
+
+
 def normalise_example(example: Mapping[str, Any]) -> dict[str, Any]:
     """One synth example → ``{"messages", "tools", "meta"}``, or :class:`RowSkipped`."""
-    messages, tools = example.get("messages"), example.get("tools", [])
-    if not isinstance(messages, list) or not messages or not isinstance(tools, list):
+    messages = example.get("messages")
+    if not isinstance(messages, list) or not messages:
         raise RowSkipped("bad_example")
+    tools = _tools(example.get("tools", []))
     names = []
     for tool in tools:
         function = tool.get("function") if isinstance(tool, Mapping) else None
