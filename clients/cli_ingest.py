@@ -59,17 +59,21 @@ def analyze(
         SpinnerColumn(),
         TextColumn("analysing {task.fields[current]}"),
         BarColumn(),
-        TextColumn("{task.completed:.0f}/{task.total:.0f} files"),
+        TextColumn("{task.fields[done]} files"),
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=True) as progress:
-        bar = progress.add_task("analyse", total=None, current="")
+        bar = progress.add_task("analyse", total=None, current="", done="0/?")
         while job.status in {"queued", "running"}:
             time.sleep(0.3)
             job = client.job(job.job_id)
             done, total = job.progress.get("files_done"), job.progress.get("files_total")
             progress.update(
-                bar, completed=done or 0, total=total, current=job.progress.get("current") or ""
+                bar,
+                completed=done or 0,
+                total=total,
+                current=job.progress.get("current") or "",
+                done=f"{done or 0}/{total or '?'}",
             )
     if job.status != "succeeded":
         message = (job.error or {}).get("message", job.status)
@@ -84,29 +88,33 @@ def analyze(
     return output
 
 
-def ledger_table(task: dict[str, Any], provenance: Sequence[dict[str, Any]]) -> Table:
+def ledger_table(ledger: Sequence[dict[str, Any]], provenance: Sequence[dict[str, Any]]) -> Table:
     """The compiled ledger, each entry beside the words of the brief it came from."""
-    words = {p["constraint_id"]: p.get("text") for p in provenance}
+    said = {p["constraint_id"]: p for p in provenance}
     table = Table(title="ledger compiled from the brief", title_justify="left")
     for column in ("id", "kind", "hard", "from the brief"):
         table.add_column(column)
-    for entry in task.get("ledger", []):
-        said = words.get(entry["id"])
+    for entry in ledger:
+        origin = said.get(entry["id"], {})
+        words = origin.get("text")
         table.add_row(
             entry["id"],
             entry["kind"],
             "hard" if entry.get("hard", True) else "soft",
-            f"“{said}”" if said else "(default)",
+            f"“{words}”" if words else f"({origin.get('source', 'default')})",
         )
     return table
 
 
 def print_compiled(compiled: dict[str, Any], console: Console) -> None:
-    console.print(ledger_table(compiled["task"], compiled.get("provenance", [])))
+    """A compile answer (or a plan's ``compiled``): the ledger table, then what was not
+    understood and what contradicts."""
+    ledger = compiled["ledger"] if "ledger" in compiled else compiled["task"]["ledger"]
+    console.print(ledger_table(ledger, compiled.get("provenance", [])))
     for span in compiled.get("unparsed", []):
         console.print(f"[yellow]not understood:[/] “{span['text']}”")
     for conflict in compiled.get("conflicts", []):
-        console.print(f"[red]conflict:[/] {conflict.get('message', conflict)}")
+        console.print(f"[red]conflict:[/] {conflict['message']}")
 
 
 def ingest(
@@ -148,8 +156,8 @@ def ingest(
         document: dict[str, Any] = {"clips": analysis["clips"], "music": analysis["music"]}
         if brief is not None:
             compiled = client.compile_task(
-                {"text": brief}, analysis["clips"], analysis["music"], fps=fps
-            )
+                brief, analysis["clips"], analysis["music"], fps=fps
+            ).model_dump()
             print_compiled(compiled, console)
             document = compiled["task"]
     out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

@@ -177,12 +177,10 @@ def _plan_live(
 
 
 def _show(result: PlanResponse, console: Console) -> None:
-    compiled = getattr(result, "compiled", None)
-    if compiled is not None:
+    if result.compiled is not None:
         from clients.cli_ingest import print_compiled
 
-        data = compiled if isinstance(compiled, dict) else compiled.model_dump()
-        print_compiled({"task": {"ledger": data["ledger"]}, **data}, console)
+        print_compiled(result.compiled.model_dump(), console)
     from clients.render import render_report
 
     console.print(_rounds(result))
