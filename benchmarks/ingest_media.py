@@ -181,7 +181,8 @@ def _graph(spec: FileSpec) -> tuple[str, list[int], list[int], list[ShotTruth], 
     start = 0
     for i, seg in enumerate(spec.segments):
         scene = _look(seg, spec.width, spec.height, fps)
-        parts.append(f"{scene},trim=end_frame={seg.frames},setpts=N/({fps}*TB),format=yuv420p,setsar=1,"
+        parts.append(f"{scene},trim=end_frame={seg.frames},setpts=N/({fps}*TB),"
+                     "format=yuv420p,setsar=1,"
                      f"settb=1/{fps}[s{i}]")  # fmt: skip
         if i == 0:
             length = seg.frames
