@@ -15,7 +15,15 @@ from services.planner import records, service
 from services.planner.events import NDJSON, plan_events
 from services.planner.export.media import resolve_media
 from services.planner.export.otio import otio_bytes
-from services.planner.protocol import PlanRequest, PlanResponse, ProposerOut, RegisterProposer
+from services.planner.ingesting import ANALYZE_KIND
+from services.planner.ingesting import output_path as analysis_path
+from services.planner.protocol import (
+    AnalysisOutput,
+    PlanRequest,
+    PlanResponse,
+    ProposerOut,
+    RegisterProposer,
+)
 from services.planner.rendering import RENDER_KIND, output_path
 from services.verifier.protocol import TaskIn, TimelineIn
 
@@ -128,9 +136,19 @@ async def get_job(job_id: str, request: Request) -> JobOut:
     return JobOut.from_job(job)
 
 
-@router.get("/jobs/{job_id}/output")
-async def job_output(job_id: str, request: Request) -> FileResponse:
-    """The rendered MP4 once the job has succeeded (409 before)."""
+@router.get(
+    "/jobs/{job_id}/output",
+    responses={
+        200: {
+            "model": AnalysisOutput,
+            "description": "An analysis's output (JSON); a render's is the MP4 (video/mp4)",
+            "content": {"video/mp4": {}},
+        }
+    },
+)
+async def job_output(job_id: str, request: Request) -> Response:
+    """A finished job's output (409 before): a render's MP4, an analysis's JSON
+    (``{"clips", "music", "errors"}``)."""
     job = await run_in_threadpool(request.app.state.jobs.get, job_id)
     if job is None:
         raise NotFoundError(f"no job {job_id!r}", param="job_id", code="job_not_found")
@@ -140,5 +158,8 @@ async def job_output(job_id: str, request: Request) -> FileResponse:
             param="job_id",
             code="job_not_ready",
         )
-    path = output_path(request.app.state.settings, job_id)
+    settings = request.app.state.settings
+    if job.kind == ANALYZE_KIND:
+        return FileResponse(analysis_path(settings, job_id), media_type="application/json")
+    path = output_path(settings, job_id)
     return FileResponse(path, media_type="video/mp4", filename=f"{job_id}.mp4")

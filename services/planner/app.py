@@ -12,7 +12,9 @@ from services.common import app as common_app
 from services.common.db import make_engine
 from services.common.settings import database_url_for
 from services.planner.api import router
+from services.planner.api_ingest import router as ingest_router
 from services.planner.config import PlannerSettings, get_settings
+from services.planner.ingesting import IngestWorker
 from services.planner.registry import ProposerRegistry
 from services.planner.rendering import RenderWorker
 
@@ -27,13 +29,16 @@ def build_app(
     client = verifier or VerifierClient(settings.verifier_url, api_key=_first(settings.api_keys))
 
     renders = RenderWorker(settings, engine)
+    ingests = IngestWorker(settings, engine, renders.queue)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         renders.start()
+        ingests.start()
         try:
             yield
         finally:
+            ingests.stop()
             renders.stop()
             if verifier is None:
                 client.close()
@@ -41,7 +46,7 @@ def build_app(
     app = common_app.build_app(
         title="Refinery planner",
         settings=settings,
-        routers=[router],
+        routers=[router, ingest_router],
         engine=engine,
         lifespan=lifespan,
         settings_dependency=get_settings,

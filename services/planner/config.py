@@ -18,6 +18,12 @@ class PlannerSettings(CommonSettings):
     llm_model: str | None = None
     """Model name sent to that endpoint (``REFINERY_LLM_MODEL``)."""
     llm_api_key: str | None = None
+    vlm_model: str | None = None
+    """Vision-language model that captions footage in ``POST /v1/media:analyze``
+    (``REFINERY_VLM_MODEL``); unset: captions come from sidecars or file names."""
+    vlm_base_url: str | None = None
+    """Its OpenAI-compatible endpoint (``REFINERY_VLM_BASE_URL``); default the LLM endpoint."""
+    vlm_api_key: str | None = None
     relevance: Literal["auto", "minilm", "tfidf"] = "auto"
     """How the ``search`` proposer ranks clips against the brief (``REFINERY_RELEVANCE``):
     ``auto`` uses MiniLM when the ``relevance`` extra is installed, else TF-IDF."""

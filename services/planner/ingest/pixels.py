@@ -2,10 +2,11 @@
 and a ``quality`` in [0, 1].
 
 :class:`PixelSampler` rides the shot detector's decoding pass (PySceneDetect hands it every
-frame, downscaled to about 256 px wide) and looks at a *pair* of consecutive frames
+frame, at most 320 px wide) and looks at a *pair* of consecutive frames
 :data:`SAMPLES_PER_S` times a second: the first gives mean luma, the fraction of dark pixels
-and the variance of its Laplacian (sharpness); the pair gives the global shift between them
-by phase correlation (pixels per frame, scaled to a 320 px wide frame). :func:`measure` then
+and the variance of its Laplacian (sharpness); the pair gives the camera's shift between
+them: the median of phase correlations over a 3×3 grid of tiles (pixels per frame, scaled to
+a 320 px wide frame; the median ignores things moving inside the picture). :func:`measure` then
 summarises the samples inside one shot:
 
 * ``shake``: the median distance of each sampled velocity from the shot's median velocity.
@@ -43,15 +44,16 @@ __all__ = [
 ]
 
 SAMPLES_PER_S = 6.0
-SHAKY_PX = 3.0
+SHAKY_PX = 1.0
 """Median velocity residual (px per frame at 320 px wide) from which a shot is shaky."""
 DARK_LUMA = 80.0
 DARK_FRACTION = 0.6
 _DARK_PIXEL = 40
 SLOWMO_FPS = 50.0
 SHARP_VAR = 300.0
-"""Laplacian variance (at ~256 px wide) that counts as fully sharp."""
+"""Laplacian variance (at ≤ 320 px wide) that counts as fully sharp."""
 _REFERENCE_WIDTH = 320.0
+_TILES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +104,8 @@ class PixelSampler(SceneDetector):
 
 
 def _sample(frame: int, grey: np.ndarray, following: np.ndarray) -> Sample:
-    a = grey.astype(np.float32)
-    b = following.astype(np.float32)
-    window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F)
-    (dx, dy), _ = cv2.phaseCorrelate(a, b, window)
-    scale = _REFERENCE_WIDTH / a.shape[1]
+    scale = _REFERENCE_WIDTH / grey.shape[1]
+    dx, dy = _global_shift(grey.astype(np.float32), following.astype(np.float32))
     pixels = grey.size
     return Sample(
         frame=frame,
@@ -114,9 +113,25 @@ def _sample(frame: int, grey: np.ndarray, following: np.ndarray) -> Sample:
         dark_fraction=float(np.count_nonzero(grey < _DARK_PIXEL)) / pixels,
         clipped_fraction=float(np.count_nonzero((grey < 8) | (grey > 247))) / pixels,
         sharpness=float(cv2.Laplacian(grey, cv2.CV_32F).var()),
-        dx=float(dx) * scale,
-        dy=float(dy) * scale,
+        dx=dx * scale,
+        dy=dy * scale,
     )
+
+
+def _global_shift(a: np.ndarray, b: np.ndarray, tiles: int = _TILES) -> tuple[float, float]:
+    """The camera's shift from ``a`` to ``b``: the median of the phase-correlation shifts of a
+    ``tiles × tiles`` grid, so things moving inside the picture do not pass for the camera."""
+    height, width = a.shape
+    rows, cols = height // tiles, width // tiles
+    window = cv2.createHanningWindow((cols, rows), cv2.CV_32F)
+    shifts = []
+    for i in range(tiles):
+        for j in range(tiles):
+            cell = (slice(i * rows, (i + 1) * rows), slice(j * cols, (j + 1) * cols))
+            (dx, dy), _ = cv2.phaseCorrelate(a[cell], b[cell], window)
+            shifts.append((dx, dy))
+    dx, dy = np.median(np.array(shifts), axis=0)
+    return float(dx), float(dy)
 
 
 def measure(samples: list[Sample], *, fps: float) -> ShotPixels:

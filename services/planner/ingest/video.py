@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scenedetect import SceneManager, open_video
-from scenedetect.video_stream import VideoOpenFailure
+from scenedetect import SceneManager
+from scenedetect.detector import SceneDetector
 
 from services.planner.export.media import resolve_media
 from services.planner.ingest import captions as cap
+from services.planner.ingest.decode import open_stream
 from services.planner.ingest.errors import CaptionerFailed, MediaUnreadable, NotMedia
 from services.planner.ingest.pixels import PixelSampler, measure
 from services.planner.ingest.probe import probe
@@ -38,7 +40,7 @@ __all__ = [
     "measure_video",
 ]
 
-MEASURE_VERSION = 1
+MEASURE_VERSION = 2
 """Bumped whenever detection or tagging changes, so cached measurements are redone."""
 
 
@@ -96,28 +98,50 @@ def clip_id(digest: str, shot: int) -> str:
     return f"v{digest[:8]}-{shot + 1:02d}"
 
 
+class _Progress(SceneDetector):
+    """Calls ``hook(fraction decoded)`` every ``every`` frames (a job's heartbeat)."""
+
+    def __init__(self, hook: Callable[[float], None], frames: float, every: int = 300) -> None:
+        super().__init__()
+        self.hook, self.frames, self.every = hook, max(frames, 1.0), every
+
+    def process_frame(self, timecode, frame_img) -> list:
+        if timecode.frame_num and timecode.frame_num % self.every == 0:
+            self.hook(round(min(1.0, timecode.frame_num / self.frames), 3))
+        return []
+
+
 def measure_video(
-    path: Path, *, split_shots: bool = True, digest: str | None = None
+    path: Path,
+    *,
+    split_shots: bool = True,
+    digest: str | None = None,
+    on_progress: Callable[[float], None] | None = None,
 ) -> Measurement:
-    """Decode ``path`` once: cuts and dissolves (unless not ``split_shots``) and pixel samples."""
+    """Decode ``path`` once: cuts and dissolves (unless not ``split_shots``) and pixel samples.
+    ``on_progress`` hears the fraction decoded every 300 frames."""
     path = Path(path)
     header = probe(path)
     digest = digest or content_hash(path)
     started = time.monotonic()
-    try:
-        video = open_video(str(path), backend="opencv")
-    except (VideoOpenFailure, OSError) as exc:
-        raise MediaUnreadable(f"cannot decode {path.name}: {exc}") from None
-    fps = float(video.frame_rate) or header.fps
+    if header.fps <= 0:
+        raise MediaUnreadable(f"{path.name} has no frame rate ffmpeg can read")
+    fps = header.fps
     manager = SceneManager()
-    manager.auto_downscale = True
+    manager.auto_downscale = False  # the frames arrive at analysis size
     sampler = PixelSampler(fps)
     dissolves = DissolveDetector(fps)
     if split_shots:
         manager.add_detector(cut_detector(fps))
         manager.add_detector(dissolves)
     manager.add_detector(sampler)
-    frames = manager.detect_scenes(video)
+    if on_progress is not None:
+        manager.add_detector(_Progress(on_progress, header.duration_s * fps))
+    video, capture = open_stream(path, header)
+    try:
+        frames = manager.detect_scenes(video)
+    finally:
+        capture.release()
     if frames <= 0:
         raise NotMedia(f"{path.name} has no decodable video frames")
     hard = [c.frame_num for c in manager.get_cut_list()] if split_shots else []
@@ -126,7 +150,8 @@ def measure_video(
     for start, end, kind in shot_spans(cuts, frames):
         inside = [s for s in sampler.samples if start <= s.frame < end - 1]
         pixels = measure(inside, fps=fps)
-        shots.append({"start_frame": start, "end_frame": end, "begins": kind, **pixels.as_dict()})
+        figures = {**pixels.as_dict(), "tags": list(pixels.tags)}
+        shots.append({"start_frame": start, "end_frame": end, "begins": kind, **figures})
     return Measurement(
         content_hash=digest,
         duration_s=round(frames / fps, 6),

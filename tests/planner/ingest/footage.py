@@ -49,16 +49,16 @@ def dissolve(out: Path, *, a="test", b="fractal", offset=1.5, duration=1.0, seco
 
 
 def mixed(out: Path) -> tuple[Path, list[int]]:
-    """test 2 s | cut | bars 2 s ⟶ 1 s dissolve ⟶ fractal 2.5 s | cut | teal 1.5 s:
-    cuts at frames 60, 120 (the dissolve's middle) and 165; 210 frames."""
+    """test 2 s | cut | bars 2 s, its last second dissolving into fractal 2.5 s | cut |
+    teal 1.5 s: cuts at frames 60, 105 (the dissolve's middle) and 165; 210 frames."""
     graph = (
         f"[0][1]concat=n=2:v=1,settb=1/{FPS}[ab];"
-        "[ab][2]xfade=transition=fade:duration=1:offset=3.5[abc];"
+        "[ab][2]xfade=transition=fade:duration=1:offset=3[abc];"
         "[abc][3]concat=n=2:v=1[v]"
     )
     args = [*source("test", 2), *source("bars", 2), *source("fractal", 2.5), *source("teal", 1.5)]
     path = ffmpeg([*args, "-filter_complex", graph, "-map", "[v]"], out)
-    return path, [60, 120, 165]
+    return path, [60, 105, 165]
 
 
 def still(out: Path, *, vf: str, name: str = "test", seconds: float = 2.0, size="360x200"):
@@ -78,8 +78,8 @@ def tripod(out: Path, seconds: float = 3.0) -> Path:
 
 
 def pan(out: Path, seconds: float = 3.0) -> Path:
-    """A steady pan of 1 px a frame: moving, but not shaky."""
-    return still(out, vf="crop=320:180:t*30:10", seconds=seconds, size="480x200")
+    """A steady pan of 2 px a frame (even steps: chroma-aligned): moving, but not shaky."""
+    return still(out, vf="crop=320:180:2*n:10", seconds=seconds, size="560x200")
 
 
 def dark(out: Path, brightness: float = -0.35) -> Path:
