@@ -12,8 +12,11 @@ summarises the samples inside one shot:
 * ``shake``: the median distance of each sampled velocity from the shot's median velocity.
   A steady pan moves every frame alike (residual ≈ 0); handheld jitter moves each frame
   differently. ``shaky`` when ``shake ≥`` :data:`SHAKY_PX`.
-* ``luma`` (0–255) and ``dark_fraction`` (pixels under luma 40): ``dark`` when the mean luma
-  is under :data:`DARK_LUMA` or most of the picture is dark.
+* ``luma`` (0–255), ``highlight`` (the 90th percentile of luma) and ``dark_fraction``
+  (pixels under luma 40): ``dark`` when the mean luma is under :data:`DARK_LUMA` *and* even
+  the highlights are dim (under :data:`DARK_HIGHLIGHT`). Low light compresses the whole
+  picture; a well-lit scene of dark things (a night sky with a lit sign, dark cloth in sun)
+  keeps bright parts.
 * ``slowmo``: the file runs at :data:`SLOWMO_FPS` or more (shot for slowing down).
 * ``quality = 0.4·sharpness + 0.3·exposure + 0.3·stability``, each in [0, 1]: sharpness
   ``log(1 + var) / log(1 + SHARP_VAR)`` capped at 1; exposure 1 at mid-grey falling to 0 at
@@ -33,6 +36,7 @@ from scenedetect import FrameTimecode
 from scenedetect.detector import SceneDetector
 
 __all__ = [
+    "DARK_HIGHLIGHT",
     "DARK_LUMA",
     "SAMPLES_PER_S",
     "SHAKY_PX",
@@ -47,7 +51,8 @@ SAMPLES_PER_S = 6.0
 SHAKY_PX = 1.0
 """Median velocity residual (px per frame at 320 px wide) from which a shot is shaky."""
 DARK_LUMA = 80.0
-DARK_FRACTION = 0.6
+DARK_HIGHLIGHT = 143.0
+"""90th-percentile luma under which a dim shot is low-light rather than dark content."""
 _DARK_PIXEL = 40
 SLOWMO_FPS = 50.0
 SHARP_VAR = 300.0
@@ -65,6 +70,7 @@ class Sample:
     sharpness: float
     dx: float
     dy: float
+    highlight: float = 255.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +81,7 @@ class ShotPixels:
     shake: float
     luma: float
     dark_fraction: float
+    highlight: float
     sharpness: float
     quality: float
     tags: tuple[str, ...]
@@ -115,6 +122,7 @@ def _sample(frame: int, grey: np.ndarray, following: np.ndarray) -> Sample:
         sharpness=float(cv2.Laplacian(grey, cv2.CV_32F).var()),
         dx=dx * scale,
         dy=dy * scale,
+        highlight=float(np.percentile(grey, 90)),
     )
 
 
@@ -138,19 +146,20 @@ def measure(samples: list[Sample], *, fps: float) -> ShotPixels:
     """Summarise one shot's samples (see the module for each figure)."""
     if not samples:
         slowmo = ("slowmo",) if fps >= SLOWMO_FPS else ()
-        return ShotPixels(0, 0.0, 128.0, 0.0, SHARP_VAR, 0.5, slowmo)
+        return ShotPixels(0, 0.0, 128.0, 0.0, 255.0, SHARP_VAR, 0.5, slowmo)
     velocities = np.array([(s.dx, s.dy) for s in samples])
     residual = velocities - np.median(velocities, axis=0)
     distance = np.hypot(residual[:, 0], residual[:, 1])
     shake = float(np.median(distance)) if len(samples) > 2 else 0.0
     luma = float(np.mean([s.luma for s in samples]))
     dark = float(np.mean([s.dark_fraction for s in samples]))
+    highlight = float(np.mean([s.highlight for s in samples]))
     clipped = float(np.mean([s.clipped_fraction for s in samples]))
     sharpness = float(np.median([s.sharpness for s in samples]))
     tags = []
     if shake >= SHAKY_PX:
         tags.append("shaky")
-    if luma < DARK_LUMA or dark >= DARK_FRACTION:
+    if luma < DARK_LUMA and highlight < DARK_HIGHLIGHT:
         tags.append("dark")
     if fps >= SLOWMO_FPS:
         tags.append("slowmo")
@@ -163,6 +172,7 @@ def measure(samples: list[Sample], *, fps: float) -> ShotPixels:
         shake=round(shake, 3),
         luma=round(luma, 2),
         dark_fraction=round(dark, 3),
+        highlight=round(highlight, 1),
         sharpness=round(sharpness, 1),
         quality=round(min(1.0, max(0.0, quality)), 3),
         tags=tuple(tags),

@@ -1,14 +1,15 @@
-"""Shot boundaries: PySceneDetect's ContentDetector for hard cuts, a dissolve detector beside it.
+"""Shot boundaries: PySceneDetect detectors for hard cuts and dissolves, in one pass.
 
 A hard cut is one frame whose colour content jumps (PySceneDetect's ``content_val``, HSV
-mean difference, over :data:`CUT_THRESHOLD`). A dissolve changes the picture a little on
+mean difference, over :data:`CUT_THRESHOLD` and :data:`CUT_JUMP` times its calmer side:
+:class:`CutDetector`). A dissolve changes the picture a little on
 every frame for a second or so, below any cut threshold, so :class:`DissolveDetector` (a
 PySceneDetect :class:`~scenedetect.detector.SceneDetector` run in the same decoding pass)
 looks at the change *across* a window of ``2h`` frames centred on frame ``c``: with
 ``A, M, B`` the frames ``c − h, c, c + h`` (64×36 thumbnails), ``D = mean|A − B|`` and
 ``R = mean|M − (A + B) / 2|``. Across a dissolve ``D`` rises to a plateau centred on the
 dissolve's middle; the plateau's middle is a dissolve when ``D`` is large (over
-:data:`_MIN_CHANGE`), *isolated* (at least twice the ``D`` just outside the plateau: motion
+:data:`_MIN_CHANGE`), *isolated* (at least 1.5× the ``D`` just outside the plateau: motion
 and zooms change the picture all along, a transition only once) and *linear* (``R ≤ 0.3·D``:
 the middle frame is the blend of its ends; a cut gives ``R = D / 2``, motion about ``D``).
 Windows of 0.2, 0.4 and 0.8 s find dissolves from about 0.2 to 2 s long. A blend with black
@@ -30,6 +31,7 @@ from scenedetect.detectors import ContentDetector
 __all__ = [
     "CUT_THRESHOLD",
     "Cut",
+    "CutDetector",
     "DissolveDetector",
     "cut_detector",
     "merge_cuts",
@@ -38,7 +40,9 @@ __all__ = [
 
 CUT_THRESHOLD = 27.0
 """ContentDetector's threshold (its default): hard cuts scored 56–92 on the generated
-footage, the frames of a handheld shot or a dissolve at most 20."""
+footage; busy shots score 25–70 on every frame, hence :data:`CUT_JUMP`."""
+CUT_JUMP = 3.0
+"""A cut scores at least this many times its calmer side (the two frames before or after)."""
 MIN_SHOT_S = 0.4
 """No two cuts closer than this (a flash or a strobe is not a shot)."""
 _THUMB = (64, 36)
@@ -46,9 +50,11 @@ _RATIO = 0.3
 """Largest ``R / D`` at a dissolve's middle (a cut gives 0.5, motion about 1)."""
 _MIN_CHANGE = 20.0
 """Smallest ``D`` (mean absolute BGR difference, 0–255) across a dissolve."""
-_ISOLATION = 2.0
+_ISOLATION = 1.5
 """A dissolve's ``D`` is at least this many times the ``D`` around it (motion, zooms)."""
 _PLATEAU = 0.9
+_DISSOLVE_REACH_S = 0.6
+"""A hard cut this close to a dissolve's middle lies inside the dissolve (up to 1.2 s)."""
 _BLACK = 16.0
 _WINDOWS_S = (0.2, 0.4, 0.8)
 
@@ -61,9 +67,57 @@ class Cut:
     kind: str
 
 
-def cut_detector(fps: float) -> ContentDetector:
-    """PySceneDetect's ContentDetector for hard cuts, with a minimum shot of 0.4 s."""
-    return ContentDetector(threshold=CUT_THRESHOLD, min_scene_len=max(2, round(MIN_SHOT_S * fps)))
+def cut_detector(fps: float) -> CutDetector:
+    """Hard cuts with a minimum shot of 0.4 s (see :class:`CutDetector`)."""
+    return CutDetector(min_scene_len=max(2, round(MIN_SHOT_S * fps)))
+
+
+class CutDetector(ContentDetector):
+    """PySceneDetect's ContentDetector score, with a cut decided against its neighbours.
+
+    Frame ``n`` is a cut when its ``content_val`` is at least :data:`CUT_THRESHOLD` *and* at
+    least :data:`CUT_JUMP` times the mean score of the two frames before it or of the two
+    after it: a cut is a jump out of calm on one side at least. Busy footage (fast motion,
+    shake, flicker) scores high on every frame and so never jumps; a cut into or out of
+    such a shot still does, which a ratio against both sides (AdaptiveDetector) misses.
+    Decisions wait two frames for the ``after`` side.
+    """
+
+    def __init__(self, *, min_scene_len: int) -> None:
+        super().__init__(threshold=CUT_THRESHOLD, min_scene_len=min_scene_len)
+        self.min_len = min_scene_len
+        self._history: deque[tuple[FrameTimecode, float]] = deque(maxlen=5)
+        self._last_cut: int | None = None
+
+    @property
+    def event_buffer_length(self) -> int:
+        return 2
+
+    def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
+        self._history.append((timecode, self._calculate_frame_score(timecode, frame_img)))
+        return self._decide(len(self._history) - 3)
+
+    def post_process(self, timecode: FrameTimecode) -> list:
+        found = []
+        for index in (len(self._history) - 2, len(self._history) - 1):
+            found += self._decide(index)
+        return found
+
+    def _decide(self, index: int) -> list:
+        if index < 0:
+            return []
+        scores = [score for _, score in self._history]
+        timecode, score = self._history[index]
+        before = scores[max(0, index - 2) : index] or [0.0]
+        after = scores[index + 1 : index + 3] or [score]
+        calm = min(sum(before) / len(before), sum(after) / len(after))
+        frame = timecode.frame_num
+        if score < CUT_THRESHOLD or score < CUT_JUMP * calm:
+            return []
+        if self._last_cut is not None and frame - self._last_cut < self.min_len:
+            return []
+        self._last_cut = frame
+        return [timecode]
 
 
 class DissolveDetector(SceneDetector):
@@ -166,9 +220,10 @@ def merge_cuts(hard: list[int], gradual: list[Cut], *, fps: float, frames: int) 
     that dissolve (its hue can flip mid-blend and trip the cut threshold): the dissolve's
     frame wins. No two boundaries, nor a boundary and a file's end, closer than a shot."""
     near = max(2, round(MIN_SHOT_S * fps))
+    reach = max(near, round(_DISSOLVE_REACH_S * fps))
     cuts = list(gradual)
     for frame in hard:
-        if all(abs(frame - other.frame) >= near for other in gradual):
+        if all(abs(frame - other.frame) > reach for other in gradual):
             cuts.append(Cut(frame, "cut"))
     kept: list[Cut] = []
     for cut in sorted(cuts, key=lambda c: c.frame):

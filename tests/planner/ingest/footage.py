@@ -18,6 +18,10 @@ SOURCES = {
     "test": f"testsrc2=s={SIZE}:r={FPS}",
     "fractal": f"mandelbrot=s={SIZE}:r={FPS}",
     "teal": f"color=c=teal:s={SIZE}:r={FPS}",
+    "life": (
+        f"life=s=90x50:r={FPS}:mold=10:ratio=0.3,scale=360x200:flags=neighbor,"
+        "crop=320:180:20+16*(random(1)-0.5):10+12*(random(2)-0.5)"
+    ),
 }
 
 

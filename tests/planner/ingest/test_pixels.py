@@ -62,3 +62,12 @@ def test_a_steady_pan_has_no_shake_however_fast():
     assert measure(moving, fps=30).shake == 0
     jitter = [Sample(i * 5, 120, 0.1, 0.0, 500.0, (-1) ** i * 4.0, 0.0) for i in range(12)]
     assert "shaky" in measure(jitter, fps=30).tags
+
+
+def test_dark_things_in_good_light_are_not_low_light(tmp_path: Path):
+    """A game of life on dark blue: a dim mean, but its live cells stay bright."""
+    graph = ("life=s=80x45:r=30:mold=10:ratio=0.3:life_color=#ffcc33:death_color=#223355,"
+             "scale=320x180:flags=neighbor,trim=duration=2")  # fmt: skip
+    measured = shot(footage.ffmpeg(["-f", "lavfi", "-i", graph], tmp_path / "life.mp4"))
+    assert measured["luma"] < 80 < 143 < measured["highlight"]
+    assert "dark" not in measured["tags"]

@@ -48,6 +48,13 @@ def test_one_continuous_shot_has_no_cut(media: Path, name: str):
     assert cuts_of(media / name) == []
 
 
+def test_a_cut_into_busy_footage_and_none_inside_it(tmp_path: Path):
+    """A shaken game of life changes most of the picture on every frame (a plain
+    ContentDetector cuts it again 1.5 s in): only the jump out of the calm shot is a cut."""
+    path = footage.hard_cuts(tmp_path / "busy.mp4", names=("bars", "life"), seconds=3.0)
+    assert cuts_of(path) == [(90, "cut")]
+
+
 def test_a_zooming_fractal_is_one_shot(tmp_path: Path):
     path = footage.ffmpeg(footage.source("fractal", 4), tmp_path / "zoom.mp4")
     assert cuts_of(path) == []
