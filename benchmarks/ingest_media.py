@@ -142,8 +142,8 @@ def _scene(seg: Segment, w: int, h: int, fps: int) -> str:
         "bars": f"smptehdbars=s={w}x{h}:r={fps}{text}",
         "mandelbrot": f"mandelbrot=s={small}:r={fps},scale={w}:{h}",
         "gradients": f"gradients=s={w}x{h}:r={fps}:speed=0.03:n=4",
-        "life": f"life=s={small}:r={fps}:mold=10:ratio=0.3:life_color=#ffcc33:"
-        f"death_color=#223355,{up}",
+        "life": f"life=s={small}:r={fps}:ratio=0.3:life_color=#ffcc33:"
+        f"death_color=#4f7cac,{up}",
         "cellauto": f"cellauto=s={small}:r={fps}:rule=30:scroll=1,{up}",
         "caption": f"color=c=#3a6ea5:s={w}x{h}:r={fps}{text},noise=alls=10:allf=t",
     }
@@ -181,7 +181,8 @@ def _graph(spec: FileSpec) -> tuple[str, list[int], list[int], list[ShotTruth], 
     start = 0
     for i, seg in enumerate(spec.segments):
         scene = _look(seg, spec.width, spec.height, fps)
-        parts.append(f"{scene},trim=end_frame={seg.frames},setpts=N/({fps}*TB),format=yuv420p,setsar=1,"
+        parts.append(f"{scene},trim=end_frame={seg.frames},setpts=N/({fps}*TB),"
+                     "format=yuv420p,setsar=1,"
                      f"settb=1/{fps}[s{i}]")  # fmt: skip
         if i == 0:
             length = seg.frames

@@ -90,6 +90,24 @@ def test_the_intro_before_the_groove_gets_no_beats(tracks) -> None:
     assert track["beats_s"][0] >= beats[0] - 0.07
 
 
+def test_a_kick_on_every_beat_sets_a_fast_tempo(tmp_path: Path) -> None:
+    """At 172 BPM the autocorrelation prefers half the tempo (the snare's period); a kick
+    as strong halfway between those beats as on them doubles it."""
+    rng = np.random.default_rng(3)
+    y = np.zeros(16 * SR)
+    beat = 60.0 / 172
+    beats = np.arange(0.3, 15.7, beat)
+    for i, b in enumerate(beats):
+        for at, hit in ((b, _kick(SR)), (b, 3 * _tick(SR, rng) * (i % 2)),
+                        (b + beat / 2, 0.5 * _tick(SR, rng))):  # fmt: skip
+            start = int(at * SR)
+            y[start : start + hit.size] += hit[: y.size - start]
+    soundfile.write(tmp_path / "fast.wav", (0.5 * y).astype(np.float32), SR)
+    track = analyze_music(tmp_path / "fast.wav", track_id="m", uri="fast.wav")
+    assert abs(track["bpm"] - 172) / 172 <= 0.04
+    assert _matches(track["beats_s"], beats) >= 0.9 * len(beats)
+
+
 def test_wav_decodes_without_ffmpeg_and_m4a_then_says_why(tracks, monkeypatch) -> None:
     monkeypatch.setenv("PATH", "")
     samples = load_audio(tracks["slow"][0])
