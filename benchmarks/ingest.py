@@ -23,11 +23,13 @@ analysis pinned to one CPU core (and OpenCV, torch and numba to one thread). Fig
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,35 +79,37 @@ def f_measure(estimated: Sequence[float], reference: Sequence[float], window: fl
     return prf(estimated, reference, window)["f"]
 
 
-def pin_one_core() -> dict[str, Any]:
-    """Run this process on one CPU and its numeric libraries on one thread each."""
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                 "NUMBA_NUM_THREADS"):  # fmt: skip
-        os.environ.setdefault(name, "1")
-    pinned: dict[str, Any] = {}
-    if hasattr(os, "sched_setaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        pinned["cpu"] = cpu
+@contextlib.contextmanager
+def one_core() -> Iterator[dict[str, Any]]:
+    """Run this process (and the ffmpeg it starts) on one CPU, and OpenCV, torch and numba
+    on one thread each; everything is put back on exit."""
     import cv2
 
+    pinned: dict[str, Any] = {}
+    undo: list[Callable[[], None]] = []
+    if hasattr(os, "sched_setaffinity"):
+        before = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {min(before)})
+        pinned["cpu"] = min(before)
+        undo.append(lambda: os.sched_setaffinity(0, before))
+    threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
+    undo.append(lambda: cv2.setNumThreads(threads))
     pinned["opencv_threads"] = cv2.getNumThreads()
+    for name in ("torch", "numba"):
+        try:
+            module = importlib.import_module(name)
+            count = module.get_num_threads()
+            module.set_num_threads(1)
+        except (ImportError, ValueError):  # pragma: no cover - optional here
+            continue
+        undo.append(lambda module=module, count=count: module.set_num_threads(count))
+        pinned[f"{name}_threads"] = module.get_num_threads()
     try:
-        import torch
-
-        torch.set_num_threads(1)
-        pinned["torch_threads"] = torch.get_num_threads()
-    except ImportError:  # pragma: no cover - torch is optional here
-        pass
-    try:
-        import numba
-
-        numba.set_num_threads(1)
-        pinned["numba_threads"] = numba.get_num_threads()
-    except (ImportError, ValueError):  # pragma: no cover
-        pass
-    return pinned
+        yield pinned
+    finally:
+        for step in reversed(undo):
+            step()
 
 
 def _score_file(truth: FileTruth, clips: list[dict[str, Any]]) -> dict[str, Any]:
@@ -260,13 +264,8 @@ def run(
         with Progress(transient=True) as progress:
             progress.add_task("generating media", total=None)
             media = generate(root, **options)
-            before = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-            pinned = pin_one_core()
-            try:
+            with one_core() as pinned:
                 files, scored, seconds = _analyse(media, root, progress)
-            finally:
-                if before is not None:
-                    os.sched_setaffinity(0, before)
     return {
         **_figures(media, files, scored, seconds),
         "goals": GOALS,

@@ -142,8 +142,7 @@ def _scene(seg: Segment, w: int, h: int, fps: int) -> str:
         "bars": f"smptehdbars=s={w}x{h}:r={fps}{text}",
         "mandelbrot": f"mandelbrot=s={small}:r={fps},scale={w}:{h}",
         "gradients": f"gradients=s={w}x{h}:r={fps}:speed=0.03:n=4",
-        "life": f"life=s={small}:r={fps}:ratio=0.3:life_color=#ffcc33:"
-        f"death_color=#4f7cac,{up}",
+        "life": f"life=s={small}:r={fps}:ratio=0.3:life_color=#ffcc33:death_color=#4f7cac,{up}",
         "cellauto": f"cellauto=s={small}:r={fps}:rule=30:scroll=1,{up}",
         "caption": f"color=c=#3a6ea5:s={w}x{h}:r={fps}{text},noise=alls=10:allf=t",
     }

@@ -78,13 +78,16 @@ def test_tracks_span_the_tempi_and_styles_with_beats_on_the_grid() -> None:
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="needs CPU affinity")
 def test_the_ingest_command_writes_every_figure(tmp_path: Path) -> None:
-    before = os.sched_getaffinity(0)
+    import torch
+
+    before, threads = os.sched_getaffinity(0), torch.get_num_threads()
     out = tmp_path / "ingest.json"
     result = CliRunner().invoke(
         app, ["ingest", "--small", "--media", str(tmp_path / "media"), "--json", str(out)]
     )
     assert result.exit_code == 0, result.output
     assert os.sched_getaffinity(0) == before  # the pin is undone
+    assert torch.get_num_threads() == threads
     figures = json.loads(out.read_text())
     for key in ("shot_f1", "shot_precision", "shot_recall", "tag_accuracy", "beat_f",
                 "downbeat_f", "tempo_within_4pct"):  # fmt: skip
