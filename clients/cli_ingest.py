@@ -11,21 +11,23 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.errors import RefineryClientError
-from clients.planner import PlannerClient
+if TYPE_CHECKING:
+    from clients.planner import PlannerClient
 
 CAPTION_SOURCES = ("auto", "sidecar", "llm", "none")
 
 
 def relative_to_root(path: Path, media_root: Path) -> str:
     """``path`` as the planner names it: relative to the media root, which must hold it."""
+    from clients.errors import RefineryClientError
+
     root = media_root.resolve()
     resolved = path.resolve()
     if not resolved.exists():
@@ -76,6 +78,8 @@ def analyze(
                 done=f"{done or 0}/{total or '?'}",
             )
     if job.status != "succeeded":
+        from clients.errors import RefineryClientError
+
         message = (job.error or {}).get("message", job.status)
         raise RefineryClientError(f"media analysis {job.job_id} {job.status}: {message}")
     output = client.job_json(job.job_id)
@@ -143,6 +147,7 @@ def ingest(
 ) -> None:
     """Analyse footage and music; with --brief, compile a full Task.1 (else clips and music)."""
     from clients.cli import _fail, service_errors
+    from clients.planner import PlannerClient
 
     if captions not in CAPTION_SOURCES:
         raise _fail(f"--captions must be one of {', '.join(CAPTION_SOURCES)}")

@@ -165,4 +165,5 @@ def test_a_clip_start_offsets_source_and_available_ranges():
     assert first.media_reference.available_range.duration.value == 60
     assert first.metadata["refinery"]["clip_start_frames"] == 90
     assert second.source_range.start_time.value == 0
-    assert first.media_reference.target_url == second.media_reference.target_url == "reel.mp4"
+    assert first.media_reference.target_url == second.media_reference.target_url
+    assert first.media_reference.target_url == Path("reel.mp4").resolve().as_uri()

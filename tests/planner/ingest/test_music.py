@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +111,8 @@ def test_a_kick_on_every_beat_sets_a_fast_tempo(tmp_path: Path) -> None:
 
 def test_wav_decodes_without_ffmpeg_and_m4a_then_says_why(tracks, monkeypatch) -> None:
     monkeypatch.setenv("PATH", "")
+    media = sys.modules[ffmpeg_binary.__module__]
+    monkeypatch.setattr(media, "_bundled_ffmpeg", lambda: None)  # nor the wheel's binary
     samples = load_audio(tracks["slow"][0])
     assert samples.dtype == np.float32 and abs(samples.size / 22_050 - 16.0) < 0.01
     with pytest.raises(MediaUnreadable, match="needs ffmpeg"):
