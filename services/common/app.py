@@ -48,6 +48,8 @@ from services.common.errors import (
 from services.common.logs import RateLimitedLog, configure_logging
 from services.common.metrics import CONTENT_TYPE_LATEST, HttpMetrics
 from services.common.middleware import RefineryMiddleware
+from services.common.openapi import register_bodies
+from services.common.protocol import ErrorOut
 from services.common.responses import ORJSONResponse, error_response
 from services.common.settings import CommonSettings, exposure_problem
 
@@ -108,6 +110,7 @@ def build_app(
     )
     metrics = HttpMetrics()
     app.state.settings = settings
+    register_bodies(app, [ErrorOut])  # what every error_responses() entry points at
     app.state.engine = engine
     app.state.metrics = metrics
     for router in routers:

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from services.common.jobs import Job, JobQueue
-from services.common.protocol import JobOut
+from services.common.protocol import JobOut, error_responses
 
 __all__ = ["JobView", "job_routes"]
 
@@ -46,7 +46,12 @@ def job_routes(
     router = APIRouter(prefix="/v1", tags=["jobs"])
     allowed = list(kinds) if kinds is not None else None
 
-    @router.post("/jobs/{job_id}:retry", response_model=response_model, status_code=202)
+    @router.post(
+        "/jobs/{job_id}:retry",
+        response_model=response_model,
+        status_code=202,
+        responses=error_responses(404, 409, 503),
+    )
     async def retry_job(job_id: str, request: Request) -> Any:
         """Queue a failed job again; it resumes from its last committed item."""
         queue: JobQueue = request.app.state.jobs

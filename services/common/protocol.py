@@ -113,8 +113,13 @@ _ERROR_DESCRIPTIONS = {
 
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` documenting the envelope for each status code."""
-    return {code: {"model": ErrorOut, "description": _ERROR_DESCRIPTIONS[code]} for code in codes}
+    """OpenAPI ``responses`` documenting the envelope for each status code.
+
+    The envelope is always JSON, also on routes that answer NDJSON or files, so its media
+    type is spelled out; the app factory registers :class:`ErrorOut` in the components.
+    """
+    content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+    return {code: {"description": _ERROR_DESCRIPTIONS[code], "content": content} for code in codes}
 
 
 ERROR_RESPONSES = error_responses(400, 401, 413, 422)

@@ -5,13 +5,18 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
+from services.common.protocol import error_responses
 from services.planner.compiling import compile_request
 from services.planner.protocol import CompileRequest, CompileResponse
 
 router = APIRouter(prefix="/v1", tags=["planner"])
 
 
-@router.post("/tasks:compile", response_model=CompileResponse)
+@router.post(
+    "/tasks:compile",
+    response_model=CompileResponse,
+    responses=error_responses(400, 413, 422, 503),
+)
 async def compile_task(body: CompileRequest, request: Request) -> CompileResponse:
     """Compile the brief into the ledger (``rules`` by default, or ``llm``); every entry's
     provenance points at the words it came from, and words that state nothing the ledger

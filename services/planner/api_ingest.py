@@ -6,14 +6,19 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from services.common.errors import UnavailableError
-from services.common.protocol import JobOut
+from services.common.protocol import JobOut, error_responses
 from services.planner.ingesting import ANALYZE_KIND, ingest_available
 from services.planner.protocol import AnalyzeRequest
 
 router = APIRouter(prefix="/v1", tags=["planner"])
 
 
-@router.post("/media:analyze", response_model=JobOut, status_code=202)
+@router.post(
+    "/media:analyze",
+    response_model=JobOut,
+    status_code=202,
+    responses=error_responses(400, 413, 422, 503),
+)
 async def analyze_media(body: AnalyzeRequest, request: Request) -> JobOut:
     """Queue the analysis of footage (shots, tags, quality, captions) and music (beats);
     poll ``GET /v1/jobs/{id}``, then read ``GET /v1/jobs/{id}/output``

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from pydantic import ValidationError
+
 from services.common.errors import RefineryError, UnavailableError
 from services.common.openai_chat import ChatEndpoint, EndpointRefused, EndpointUnavailable
 from services.planner.config import PlannerSettings
@@ -44,7 +46,7 @@ def compile_request(request: CompileRequest, settings: PlannerSettings) -> Compi
         "music": music,
         "ledger": compiled.ledger,
     }
-    checked = TaskIn.model_validate(task).model_dump(mode="json", by_alias=True)
+    checked = _checked(task)
     return CompileResponse(
         task=checked,
         provenance=compiled.provenance,
@@ -53,6 +55,19 @@ def compile_request(request: CompileRequest, settings: PlannerSettings) -> Compi
         rejected=compiled.rejected,
         compiler=request.compiler,
     )
+
+
+def _checked(task: dict[str, Any]) -> dict[str, Any]:
+    """The compiled task as Task.1 validates it; a pool it refuses (two clips with one id,
+    say) is a 422 naming the request's field."""
+    try:
+        return TaskIn.model_validate(task).model_dump(mode="json", by_alias=True)
+    except ValidationError as invalid:
+        first = invalid.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise RefineryError(
+            f"{field}: {first['msg']}", code="invalid_task", param=field, status_code=422
+        ) from None
 
 
 def compile_task(task: TaskIn) -> tuple[TaskIn, CompiledOut]:
@@ -83,11 +98,12 @@ def _compile_llm(
 
     if not settings.llm_base_url or not settings.llm_model:
         missing = "REFINERY_LLM_BASE_URL" if not settings.llm_base_url else "REFINERY_LLM_MODEL"
-        raise UnavailableError(
+        raise RefineryError(  # 422, as synth answers: no retry will make it work
             f"compiler 'llm' needs REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL ({missing} is "
             "not set); or use compiler 'rules'",
             code="llm_not_configured",
             param="compiler",
+            status_code=422,
         )
     endpoint = ChatEndpoint(
         settings.llm_base_url, settings.llm_model, api_key=settings.llm_api_key, timeout_s=60

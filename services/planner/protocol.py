@@ -9,7 +9,15 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator, mode
 
 from services.planner.ingest.paths import AUDIO_EXTENSIONS, VIDEO_EXTENSIONS, expand
 from services.verifier.protocol import ReportOut, TaskIn, TimelineIn, TimelineOut
-from services.verifier.protocol.base import Count, PositiveCount
+from services.verifier.protocol.base import (
+    MAX_ITEMS,
+    MAX_TEXT,
+    Count,
+    Fps,
+    Id,
+    PositiveCount,
+    Tag,
+)
 from services.verifier.protocol.task import ClipIn, MusicTrackIn
 
 ProposerName = Annotated[str, Field(min_length=1, max_length=500)]
@@ -110,11 +118,11 @@ class CompiledOut(BaseModel):
 class CompileBrief(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    text: str
-    aspect: str | None = Field(None, pattern=r"^\d+:\d+$")
+    text: str = Field(max_length=MAX_TEXT)
+    aspect: str | None = Field(None, max_length=20, pattern=r"^\d+:\d+$")
     """Only when the user chose one: it becomes a soft ``orientation`` unless the words
     say otherwise."""
-    style: str | None = None
+    style: Tag | None = None
 
     @field_validator("text")
     @classmethod
@@ -128,11 +136,11 @@ class CompileRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     brief: CompileBrief
-    clips: list[ClipIn] = Field(min_length=1)
-    music: list[MusicTrackIn] = []
-    fps: int = Field(30, ge=1, le=240)
+    clips: list[ClipIn] = Field(min_length=1, max_length=MAX_ITEMS)
+    music: list[MusicTrackIn] = Field([], max_length=MAX_ITEMS)
+    fps: Fps = 30
     compiler: Literal["rules", "llm"] = "rules"
-    id: str | None = Field(None, min_length=1, max_length=200)
+    id: Id | None = None
     """The task's id (default: derived from the brief and the pool)."""
 
 

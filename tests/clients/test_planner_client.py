@@ -155,7 +155,7 @@ def test_compile_task_sync_and_async(planner_app, planner: PlannerClient) -> Non
     with pytest.raises(UnprocessableEntityError) as caught:
         planner.compile_task("  ", task["clips"])
     assert caught.value.param == "brief.text"
-    with pytest.raises(UnavailableError) as unavailable:
+    with pytest.raises(UnprocessableEntityError) as unavailable:
         planner.compile_task(text, task["clips"], compiler="llm")
     assert unavailable.value.param == "compiler"
 

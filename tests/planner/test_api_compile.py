@@ -91,9 +91,9 @@ def test_an_unknown_compiler_is_a_422(planner: TestClient) -> None:
     assert answer.status_code == 422 and answer.json()["error"]["param"] == "compiler"
 
 
-def test_llm_without_an_endpoint_is_a_503_naming_the_setting(planner: TestClient) -> None:
+def test_llm_without_an_endpoint_is_a_422_naming_the_setting(planner: TestClient) -> None:
     answer = planner.post("/v1/tasks:compile", json=_body(compiler="llm"))
-    assert answer.status_code == 503
+    assert answer.status_code == 422
     error = answer.json()["error"]
     assert error["param"] == "compiler" and "REFINERY_LLM_BASE_URL" in error["message"]
 
