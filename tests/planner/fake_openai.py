@@ -11,6 +11,11 @@ Modes: ``valid``, ``mixed`` (valid and garbage alternate), ``garbage`` (prose, b
 schema violations, unknown ids, empty content), ``error`` (HTTP 500), ``flaky`` (500 for the
 first ``fail_first`` requests, then valid), ``slow`` (valid after ``delay_s``), ``no_choices``
 (200 without a ``choices`` list). An endpoint that is down is just a closed port.
+
+``thinking`` imitates a hybrid-reasoning model (Qwen3): ``"never"`` (the default) answers
+plainly; ``"default"`` wraps each text answer in ``<think>…</think>`` (with a decoy JSON
+object inside) unless the request sends ``chat_template_kwargs: {"enable_thinking": false}``;
+``"always"`` wraps it whatever the request says.
 """
 
 from __future__ import annotations
@@ -32,6 +37,12 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from tests.servers import serve_in_thread
 
 Mode = Literal["valid", "mixed", "garbage", "error", "flaky", "slow", "no_choices"]
+Thinking = Literal["never", "default", "always"]
+
+THOUGHT = (
+    "<think>\nThe user wants an edit. Maybe "
+    '{"schema":"Patch.1","ops":[{"op":"explode","shot":0}]} would do? No.\n</think>\n\n'
+)
 
 GARBAGE = (
     "I would add the sunset shot at the end and tighten the opening.",
@@ -88,12 +99,14 @@ class FakeChatEndpoint:
     def __init__(self, models: tuple[str, ...]) -> None:
         self.models = models
         self.fail_first = 1
+        self.thinking: Thinking = "never"
         self.requests: list[dict[str, Any]] = []
         self.authorization: list[str | None] = []
         self.app = self._build()
 
     def reset(self) -> None:
         self.fail_first = 1
+        self.thinking = "never"
         self.requests.clear()
         self.authorization.clear()
 
@@ -115,6 +128,15 @@ class FakeChatEndpoint:
 
     async def _answer(self, body: dict[str, Any]) -> JSONResponse:
         raise NotImplementedError
+
+    def think(self, body: dict[str, Any], text: str | None) -> str | None:
+        """``text`` as the model writes it under :attr:`thinking` for this request."""
+        if text is None or self.thinking == "never":
+            return text
+        kwargs = body.get("chat_template_kwargs") or {}
+        if self.thinking == "default" and kwargs.get("enable_thinking", True) is False:
+            return text
+        return THOUGHT + text
 
 
 class FakeOpenAI(FakeChatEndpoint):
@@ -144,7 +166,7 @@ class FakeOpenAI(FakeChatEndpoint):
             await asyncio.sleep(self.delay_s)
         if mode == "no_choices":
             return JSONResponse({"id": "chatcmpl-fake", "object": "chat.completion"})
-        texts = [self._text(chat, index) for index in range(chat.n)]
+        texts = [self.think(body, self._text(chat, index)) for index in range(chat.n)]
         return JSONResponse(_completion(chat, texts))
 
     def _text(self, chat: _ChatRequest, index: int) -> str | None:
