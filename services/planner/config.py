@@ -18,6 +18,9 @@ class PlannerSettings(CommonSettings):
     llm_model: str | None = None
     """Model name sent to that endpoint (``REFINERY_LLM_MODEL``)."""
     llm_api_key: str | None = None
+    hf_device: Literal["auto", "cuda", "mps", "cpu"] = "auto"
+    """Where ``hf:<id>`` checkpoints run (``REFINERY_HF_DEVICE``): ``auto`` picks CUDA when
+    present (bfloat16), else MPS, else the CPU."""
     relevance: Literal["auto", "minilm", "tfidf"] = "auto"
     """How the ``search`` proposer ranks clips against the brief (``REFINERY_RELEVANCE``):
     ``auto`` uses MiniLM when the ``relevance`` extra is installed, else TF-IDF."""

@@ -4,8 +4,8 @@ One ``POST {base_url}/chat/completions`` per :meth:`LLMProposer.propose` asks fo
 candidates with structured output (``response_format`` json_schema = Patch.1). Bad answers
 are counted and dropped, never raised (a ``<think>`` block or code fence around an answer is
 removed first, and the request turns a hybrid model's thinking off); timeouts, connection
-failures, 429 and 5xx are retried with exponential backoff, then recorded in ``stats.errors`` and answered with no
-proposals. :meth:`LLMProposer.check` is the health check a planner runs before planning: it
+failures, 429 and 5xx are retried with exponential backoff, then recorded in ``stats.errors``
+and answered with no proposals. :meth:`LLMProposer.check` is the health check a planner runs before planning: it
 raises :class:`ProposerError` when the endpoint is down or does not serve the model.
 """
 
