@@ -5,8 +5,9 @@ candidates with structured output (``response_format`` json_schema = Patch.1). B
 are counted and dropped, never raised (a ``<think>`` block or code fence around an answer is
 removed first, and the request turns a hybrid model's thinking off); timeouts, connection
 failures, 429 and 5xx are retried with exponential backoff, then recorded in ``stats.errors``
-and answered with no proposals. :meth:`LLMProposer.check` is the health check a planner runs before planning: it
-raises :class:`ProposerError` when the endpoint is down or does not serve the model.
+and answered with no proposals. :meth:`LLMProposer.check` is the health check a planner runs
+before planning: it raises :class:`ProposerError` when the endpoint is down or does not serve
+the model.
 """
 
 from __future__ import annotations

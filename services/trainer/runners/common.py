@@ -138,7 +138,8 @@ class RunState:
 
 def training_arguments(hyper: Hyper, out_dir: Path) -> dict[str, Any]:
     """``TrainingArguments`` fields common to the TRL runners: our own checkpointing and
-    logging (every step, through the callback), full precision on CPU, no reporting."""
+    logging (every step, through the callback), bf16 on a GPU that has it, full precision on
+    CPU, no reporting; gradient accumulation and activation checkpointing as ``hyper`` asks."""
     import torch
 
     cuda = torch.cuda.is_available()
@@ -150,6 +151,7 @@ def training_arguments(hyper: Hyper, out_dir: Path) -> dict[str, Any]:
         "max_steps": hyper.max_steps,
         "learning_rate": hyper.lr,
         "per_device_train_batch_size": hyper.batch_size,
+        "gradient_accumulation_steps": hyper.grad_accum,
         "max_grad_norm": hyper.max_grad_norm,
         "max_length": hyper.max_length,
         "logging_steps": 1,
@@ -158,7 +160,8 @@ def training_arguments(hyper: Hyper, out_dir: Path) -> dict[str, Any]:
         "disable_tqdm": True,
         "bf16": cuda and torch.cuda.is_bf16_supported(),
         "use_cpu": not cuda,
-        "activation_checkpointing": False,
+        "activation_checkpointing": hyper.gradient_checkpointing,
+        "activation_checkpointing_kwargs": {"use_reentrant": False},
         "dataloader_num_workers": 0,
         "include_num_input_tokens_seen": "non_padding",
     }
