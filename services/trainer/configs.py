@@ -141,7 +141,8 @@ _KINDS: dict[str, type[Hyper]] = {
     "dpo": DPOHyper,
     "policy_gradient": PolicyGradientHyper,
 }
-_POSITIVE = {"epochs", "lr", "batch_size", "grad_accum", "max_length", "beta", "max_grad_norm", "r", "alpha"}
+_POSITIVE = {"epochs", "lr", "batch_size", "grad_accum", "max_length", "beta", "max_grad_norm"}
+_POSITIVE |= {"r", "alpha"}
 _NON_NEGATIVE = {"save_steps", "keep_checkpoints", "kl_coef", "clip", "dropout"}
 
 
