@@ -16,6 +16,10 @@ first ``fail_first`` requests, then valid), ``slow`` (valid after ``delay_s``), 
 plainly; ``"default"`` wraps each text answer in ``<think>…</think>`` (with a decoy JSON
 object inside) unless the request sends ``chat_template_kwargs: {"enable_thinking": false}``;
 ``"always"`` wraps it whatever the request says.
+
+``POST /v1/load_lora_adapter {lora_name, lora_path}`` imitates vLLM's runtime LoRA loading:
+a folder with ``adapter_config.json`` joins the served models under its name (a name
+already loaded is a 400, as vLLM answers); ``loaded`` records what was loaded.
 """
 
 from __future__ import annotations
@@ -28,10 +32,11 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from tests.servers import serve_in_thread
@@ -102,6 +107,7 @@ class FakeChatEndpoint:
         self.thinking: Thinking = "never"
         self.requests: list[dict[str, Any]] = []
         self.authorization: list[str | None] = []
+        self.loaded: dict[str, str] = {}
         self.app = self._build()
 
     def reset(self) -> None:
@@ -116,6 +122,21 @@ class FakeChatEndpoint:
         @app.get("/v1/models")
         def models() -> dict[str, Any]:
             return {"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}
+
+        @app.post("/v1/load_lora_adapter")
+        async def load_lora_adapter(request: Request) -> Any:
+            body = await request.json()
+            name, path = body.get("lora_name"), body.get("lora_path")
+            if not isinstance(name, str) or not isinstance(path, str):
+                return _error(400, "BadRequestError", "lora_name and lora_path are required")
+            if name in self.models:
+                message = f"The lora adapter '{name}' has already been loaded."
+                return _error(400, "InvalidUserInput", message)
+            if not Path(path, "adapter_config.json").is_file():
+                return _error(400, "BadRequestError", f"No adapter found for {path}")
+            self.loaded[name] = path
+            self.models = (*self.models, name)
+            return PlainTextResponse(f"Success: LoRA adapter '{name}' added successfully.")
 
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> JSONResponse:

@@ -10,6 +10,7 @@ A finished run writes ``out_dir/final``.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -26,6 +27,7 @@ __all__ = [
     "CheckpointKeeper",
     "Progress",
     "RunState",
+    "is_main_process",
     "latest_checkpoint",
     "training_arguments",
 ]
@@ -64,9 +66,15 @@ def _periodic(root: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
+def is_main_process() -> bool:
+    """True outside a distributed run and in its rank-0 process (the one that writes)."""
+    return os.environ.get("RANK", "0") == "0"
+
+
 @dataclass
 class CheckpointKeeper:
-    """Periodic checkpoints every ``every`` steps (0: none), the newest ``keep`` kept."""
+    """Periodic checkpoints every ``every`` steps (0: none), the newest ``keep`` kept;
+    in a distributed run only the main process writes them."""
 
     out_dir: Path
     every: int
@@ -76,12 +84,16 @@ class CheckpointKeeper:
         return self.every > 0 and step % self.every == 0
 
     def save(self, model: Any, tokenizer: Any, step: int) -> Path:
+        if not is_main_process():
+            return self.out_dir / f"checkpoint-{step}"
         path = save_checkpoint(model, tokenizer, self.out_dir / f"checkpoint-{step}")
         for _, old in _periodic(self.out_dir)[: -max(self.keep, 1)]:
             shutil.rmtree(old, ignore_errors=True)
         return path
 
     def final(self, model: Any, tokenizer: Any) -> Path:
+        if not is_main_process():
+            return self.out_dir / "final"
         return save_checkpoint(model, tokenizer, self.out_dir / "final")
 
 
