@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from benchmarks import editbench, planner_bench, synth_bench, trainer_bench, verifier_bench
+from benchmarks import (
+    editbench,
+    gpu_smoke,
+    planner_bench,
+    synth_bench,
+    trainer_bench,
+    verifier_bench,
+)
 
 app = typer.Typer(help="Refinery benchmarks.", no_args_is_help=True, add_completion=False)
 app.command("editbench", help="Write EditBench task rows (Task.1 + planted Timeline.1) as JSONL.")(
@@ -18,6 +25,10 @@ app.command("synth", help="Run the ToolLoop with and without feedback on sampled
 app.command(
     "trainer", help="Run the learning loop: repair SFT, evo DPO, GUI SFT vs SOLAR vs sparse."
 )(trainer_bench.cli)
+
+app.command(
+    "gpu-smoke", help="bf16 LoRA SFT of the student on CUDA, then one planner round with it."
+)(gpu_smoke.cli)
 
 if __name__ == "__main__":
     app()
