@@ -79,7 +79,7 @@ def run(work: Path) -> SmokeResult:
     from services.trainer.tokenizer import corpus_texts
 
     started = time.perf_counter()
-    tasks = editbench_tasks(1, TASKS, 12)
+    tasks = editbench_tasks(1, TASKS, 20)
     with planner_session(seed=0) as loop:
         for task in tasks:
             loop.plan(task, "search", LoopBudget(max_rounds=2, candidates=4))

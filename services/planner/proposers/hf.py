@@ -94,6 +94,15 @@ def choose_device(preference: str = "auto") -> str:
     return "cpu"
 
 
+def _dtype_option(dtype: Any) -> dict[str, Any]:
+    """``from_pretrained``'s dtype keyword: ``dtype`` since transformers 4.56, else
+    ``torch_dtype``."""
+    import transformers
+
+    major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
+    return {"dtype" if (major, minor) >= (4, 56) else "torch_dtype": dtype}
+
+
 def dtype_for(device: str) -> Any:
     """bfloat16 on CUDA, float32 elsewhere."""
     import torch
@@ -121,7 +130,7 @@ def _load(path: str, device: str) -> LoadedModel:
             model, tokenizer_path = _load_adapter(path, adapter, dtype)
         else:
             model = AutoModelForCausalLM.from_pretrained(
-                path, local_files_only=True, torch_dtype=dtype
+                path, local_files_only=True, **_dtype_option(dtype)
             )
             tokenizer_path = path
         tokenizer = AutoTokenizer.from_pretrained(tokenizer_path, local_files_only=True)
@@ -150,7 +159,7 @@ def _load_adapter(path: str, config: Path, dtype: Any) -> tuple[Any, str]:
         raise ImportError("a LoRA adapter needs peft: pip install 'refinery[trainer]'") from None
     base_path = resolve_checkpoint(base)
     model = AutoModelForCausalLM.from_pretrained(
-        base_path, local_files_only=True, torch_dtype=dtype
+        base_path, local_files_only=True, **_dtype_option(dtype)
     )
     model = PeftModel.from_pretrained(model, path, local_files_only=True)
     has_tokenizer = Path(path, "tokenizer_config.json").is_file()
