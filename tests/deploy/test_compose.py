@@ -54,13 +54,19 @@ def test_trainers_split_jobs_by_device_and_the_planner_loads_checkpoints(service
     gpu = services["trainer-gpu"]["environment"]
     assert gpu["REFINERY_TRAIN_DEVICE"] == "cuda" and gpu["REFINERY_VLLM_URL"].startswith("http")
     assert "trainer" in services["planner"]["build"]["args"]["EXTRAS"].split(",")
+    override = yaml.safe_load((ROOT / "docker-compose.gpu.yml").read_text())["services"]
+    devices = override["planner"]["deploy"]["resources"]["reservations"]["devices"]
+    assert devices[0]["capabilities"] == ["gpu"]
 
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="no docker-compose here")
 @pytest.mark.parametrize("profile", [[], ["--profile", "gpu"]])
-def test_docker_compose_accepts_the_file(profile: list[str]) -> None:
+@pytest.mark.parametrize(
+    "files", [[], ["-f", "docker-compose.yml", "-f", "docker-compose.gpu.yml"]]
+)
+def test_docker_compose_accepts_the_file(profile: list[str], files: list[str]) -> None:
     done = subprocess.run(
-        ["docker-compose", *profile, "config", "-q"],
+        ["docker-compose", *files, *profile, "config", "-q"],
         cwd=ROOT,
         capture_output=True,
         text=True,
