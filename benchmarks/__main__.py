@@ -8,6 +8,7 @@ from benchmarks import (
     attacks,
     brief_bench,
     editbench,
+    gpu_smoke,
     ingest,
     planner_bench,
     synth_bench,
@@ -36,6 +37,10 @@ app.command("ingest", help="Shots, tags, beats and downbeats on generated media 
 app.command("briefs", help="Compile hand-written briefs into ledgers; score and plan them.")(
     brief_bench.cli
 )
+
+app.command(
+    "gpu-smoke", help="bf16 LoRA SFT of the student on CUDA, then one planner round with it."
+)(gpu_smoke.cli)
 
 if __name__ == "__main__":
     app()

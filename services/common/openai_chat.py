@@ -1,22 +1,35 @@
 """One OpenAI-compatible chat endpoint (vLLM in production): its health check and retried POSTs.
 
-Every service that samples from a chat model talks to it the same way: a bearer-token
-``httpx.Client`` on ``base_url`` (API prefix included, e.g. ``http://localhost:8000/v1``),
-``GET /models`` before work starts, and ``POST /chat/completions`` retried with exponential
-backoff on timeouts, refused connections, 408/409/429 and 5xx. Callers build the request body
-and read the answer; the three ways the endpoint itself can fail arrive as the exceptions
-below, each with a ready message, for the caller to map onto its own typed errors.
+Every service that samples from a chat model talks to it the same way: the ``openai`` SDK
+pointed at ``base_url`` (API prefix included, e.g. ``http://localhost:8000/v1``) over an
+``httpx.Client`` whose transport a caller may replace, ``GET /models`` before work starts,
+and ``POST /chat/completions`` retried with exponential backoff on timeouts, refused
+connections, 408/409/429 and 5xx. Callers build the request body and read the answer; the
+three ways the endpoint itself can fail arrive as the exceptions below, each with a ready
+message, for the caller to map onto its own typed errors.
+
+The SDK sends, authenticates and classifies failures (``openai.APIStatusError``,
+``APITimeoutError``, ``APIConnectionError``); the retry loop stays here, with the SDK's own
+retries off, because callers rely on its contract: ``on_retry`` is told of every retry and the
+backoff is exactly ``backoff_s * 2**(retry - 1)`` (the SDK's is jittered and has no hook).
+
+Models that think aloud (Qwen3) are asked not to: :func:`without_thinking` adds vLLM's
+``chat_template_kwargs: {"enable_thinking": false}`` to a body, and :func:`strip_reasoning`
+removes what a model may still wrap around its answer (``<think>…</think>``, code fences).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any, Self
 
 import httpx
+import openai
 
 __all__ = [
+    "NO_THINKING",
     "RETRYABLE_STATUS",
     "ChatEndpoint",
     "ChatEndpointError",
@@ -24,10 +37,34 @@ __all__ = [
     "EndpointRefused",
     "EndpointUnavailable",
     "UnknownModel",
+    "strip_reasoning",
+    "without_thinking",
 ]
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 """Statuses worth another attempt, besides every 5xx."""
+
+NO_THINKING: dict[str, Any] = {"chat_template_kwargs": {"enable_thinking": False}}
+"""The ``extra_body`` that turns a hybrid-reasoning chat template's thinking off (Qwen3 on
+vLLM); servers and templates without the switch ignore it."""
+
+_THINK = re.compile(r"<think>.*?(?:</think>|$)\s*", re.S)
+_FENCED = re.compile(r"^```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```$", re.S)
+
+
+def without_thinking(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with :data:`NO_THINKING` merged into its ``chat_template_kwargs``."""
+    kwargs = {**body.get("chat_template_kwargs", {}), **NO_THINKING["chat_template_kwargs"]}
+    return {**body, "chat_template_kwargs": kwargs}
+
+
+def strip_reasoning(text: str) -> str:
+    """The answer without ``<think>…</think>`` blocks (an unclosed one runs to the end) and
+    without one code fence wrapping all of it: ``"<think>…</think>```json\n{…}\n```"``
+    → ``"{…}"``. Text in neither form comes back stripped of surrounding blanks."""
+    text = _THINK.sub("", text).strip()
+    fenced = _FENCED.match(text)
+    return fenced.group(1).strip() if fenced else text
 
 
 class ChatEndpointError(Exception):
@@ -109,13 +146,25 @@ class ChatEndpoint(_Closeable):
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.on_retry = on_retry
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(
-            base_url=self.base_url, timeout=timeout_s, headers=headers, transport=transport
+        self._http = httpx.Client(timeout=timeout_s, transport=transport)
+        self._client = openai.OpenAI(
+            base_url=self.base_url,
+            api_key=api_key or "EMPTY",
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=self._http,
         )
+        # no key: no Authorization header at all (vLLM without --api-key)
+        self._options: Any = {} if api_key else {"headers": {"Authorization": openai.Omit()}}
 
     def close(self) -> None:
         self._client.close()
+        self._http.close()
+        self._closed = True
+
+    def _ensure_open(self) -> None:
+        if getattr(self, "_closed", False):
+            raise RuntimeError(f"the client for {self.base_url} has been closed")
 
     def check(self) -> None:
         """Raise unless ``GET /models`` answers 200 and, when it lists models, lists ours.
@@ -123,9 +172,12 @@ class ChatEndpoint(_Closeable):
         :class:`EndpointUnavailable` when down or failing, :class:`UnknownModel` when it
         serves other models; an answer without a usable model list passes.
         """
+        self._ensure_open()
         try:
-            response = self._client.get("/models")
-        except httpx.HTTPError as error:
+            response = self._client.get("/models", cast_to=httpx.Response, options=self._options)
+        except openai.APIStatusError as error:
+            response = error.response
+        except openai.APIConnectionError as error:
             failure = describe(error)
             message = f"LLM endpoint {self.base_url} is unreachable: {failure}"
             raise EndpointUnavailable(message, failure=failure, attempts=1) from None
@@ -151,6 +203,7 @@ class ChatEndpoint(_Closeable):
         raises :class:`EndpointRefused` on a non-retryable status and
         :class:`EndpointUnavailable` once the attempts are spent.
         """
+        self._ensure_open()
         failure = ""
         attempts = self.max_retries + 1
         for attempt in range(attempts):
@@ -159,8 +212,12 @@ class ChatEndpoint(_Closeable):
                     self.on_retry(attempt)
                 time.sleep(self.backoff_s * 2 ** (attempt - 1))
             try:
-                response = self._client.post("/chat/completions", json=body)
-            except httpx.HTTPError as error:
+                response = self._client.post(
+                    "/chat/completions", body=body, cast_to=httpx.Response, options=self._options
+                )
+            except openai.APIStatusError as error:
+                response = error.response
+            except openai.APIConnectionError as error:
                 failure = describe(error)
                 continue
             status = response.status_code
@@ -188,10 +245,17 @@ class ChatEndpointOwner(_Closeable):
         self.endpoint.close()
 
 
-def describe(error: httpx.HTTPError) -> str:
-    """A transport failure in a few words: ``timeout`` or the exception's class, and its text."""
-    kind = "timeout" if isinstance(error, httpx.TimeoutException) else type(error).__name__
-    return f"{kind} ({error})" if str(error) else kind
+def describe(error: BaseException) -> str:
+    """A transport failure in a few words: ``timeout`` or the exception's class, and its text.
+
+    An SDK connection error is described by the transport error it wraps."""
+    if isinstance(error, openai.APIConnectionError) and error.__cause__ is not None:
+        cause: BaseException = error.__cause__
+    else:
+        cause = error
+    timeout = isinstance(cause, (httpx.TimeoutException, openai.APITimeoutError))
+    kind = "timeout" if timeout else type(cause).__name__
+    return f"{kind} ({cause})" if str(cause) else kind
 
 
 def detail(response: httpx.Response) -> str:

@@ -29,6 +29,9 @@ class PlannerSettings(TaskLimitSettings):
     vlm_base_url: str | None = None
     """Its OpenAI-compatible endpoint (``REFINERY_VLM_BASE_URL``); default the LLM endpoint."""
     vlm_api_key: str | None = None
+    hf_device: Literal["auto", "cuda", "mps", "cpu"] = "auto"
+    """Where ``hf:<id>`` checkpoints run (``REFINERY_HF_DEVICE``): ``auto`` picks CUDA when
+    present (bfloat16), else MPS, else the CPU."""
     relevance: Literal["auto", "minilm", "tfidf"] = "auto"
     """How the ``search`` proposer ranks clips against the brief (``REFINERY_RELEVANCE``):
     ``auto`` uses MiniLM when the ``relevance`` extra is installed, else TF-IDF."""

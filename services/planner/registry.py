@@ -1,5 +1,8 @@
 """Which proposers exist: ``search`` (built in), ``llm`` (when configured), ``hf:<id>``.
 
+``llm:<model>`` is the ``llm`` proposer asking the same endpoint for another served model:
+a LoRA adapter the trainer loaded into vLLM at publish time is ``llm:<adapter name>``.
+
 Checkpoints the trainer publishes are registered by id and persisted, so ``hf:<id>`` keeps
 working across restarts; ``hf:<path>`` also loads a local folder directly.
 """
@@ -91,23 +94,32 @@ class ProposerRegistry:
             return SearchProposer(relevance_backend=self.settings.relevance)
         if name == "llm":
             return self._llm(param)
+        if name.startswith("llm:") and name.removeprefix("llm:"):
+            return self._llm(param, model=name.removeprefix("llm:"))
         if name.startswith("hf:"):
             return self._hf(name.removeprefix("hf:"), param)
         raise UnknownProposer(
-            f"no proposer {name!r}: choose search, llm or hf:<checkpoint> (GET /v1/proposers)",
+            f"no proposer {name!r}: choose search, llm, llm:<served model> or hf:<checkpoint> "
+            "(GET /v1/proposers)",
             param=param,
         )
 
-    def _llm(self, param: str) -> Proposer:
+    def _llm(self, param: str, *, model: str | None = None) -> Proposer:
+        """The ``llm`` proposer on the configured model, or on ``model`` (``llm:<model>``)."""
         from services.planner.proposers.llm import LLMProposer
 
         settings = self.settings
-        if not settings.llm_base_url or not settings.llm_model:
+        if not settings.llm_base_url or not (model or settings.llm_model):
             raise UnknownProposer(
                 "the llm proposer needs REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL",
                 param=param,
             )
-        return LLMProposer(settings.llm_base_url, settings.llm_model, api_key=settings.llm_api_key)
+        return LLMProposer(
+            settings.llm_base_url,
+            model or settings.llm_model or "",
+            api_key=settings.llm_api_key,
+            name=f"llm:{model}" if model else "llm",
+        )
 
     def _hf(self, ref: str, param: str) -> Proposer:
         from services.planner.proposers.hf import HFProposer
@@ -120,4 +132,4 @@ class ProposerRegistry:
                 f"no checkpoint {ref!r}: register it with POST /v1/proposers or give a folder",
                 param=param,
             )
-        return HFProposer(path, name=f"hf:{ref}")
+        return HFProposer(path, name=f"hf:{ref}", device=self.settings.hf_device)

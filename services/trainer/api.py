@@ -11,7 +11,7 @@ from services.common.jobs import Job
 from services.common.protocol import ERROR_RESPONSES, error_responses
 from services.common.responses import NDJSON
 from services.trainer import service, training
-from services.trainer.jobs import TRAIN_KIND, job_view
+from services.trainer.jobs import TRAIN_KINDS, job_view, train_kind
 from services.trainer.protocol import (
     BuildDatasetRequest,
     DatasetOut,
@@ -94,13 +94,14 @@ async def train(body: TrainRequest, request: Request) -> JobOut:
     state = request.app.state
     payload = await run_in_threadpool(training.preflight, state.store, body)
     payload["model_id"] = new_id(body.kind.replace("_", "-"))
-    job = await run_in_threadpool(state.jobs.submit, TRAIN_KIND, payload, max_attempts=2)
+    kind = train_kind(body.device)
+    job = await run_in_threadpool(state.jobs.submit, kind, payload, max_attempts=2)
     return job_view(job, state.settings)
 
 
 async def _job(request: Request, job_id: str) -> Job:
     job = await run_in_threadpool(request.app.state.jobs.get, job_id)
-    if job is None or job.kind != TRAIN_KIND:
+    if job is None or job.kind not in TRAIN_KINDS:
         raise NotFoundError(f"no job {job_id!r}", param="job_id", code="job_not_found")
     return job
 
@@ -142,12 +143,13 @@ async def get_model(model_id: str, request: Request) -> ModelOut:
 async def publish_model(
     model_id: str, request: Request, body: PublishRequest | None = None
 ) -> PublishOut:
-    """Register the checkpoint with the planner as proposer ``hf:<model_id>``."""
+    """Register the checkpoint with the planner as proposer ``hf:<model_id>`` (and, with a
+    vLLM configured, load its LoRA adapter there as ``llm:<model_id>``)."""
     state = request.app.state
     url = body.planner_url if body is not None else None
 
     def run() -> PublishOut:
         with state.upstreams.client("planner", url, param="planner_url") as planner:
-            return training.publish(state.store, model_id, planner)
+            return training.publish(state.store, model_id, planner, state.settings)
 
     return await run_in_threadpool(run)

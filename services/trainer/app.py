@@ -38,7 +38,9 @@ def build_app(
     queue = JobQueue(engine)
     upstreams = Upstreams(settings, planner=planner, synth=synth)
     handler = train_handler(settings, store, prepare_job(store))
-    trains = TrainWorker(queue, handler, lease_s=settings.train_lease_s)
+    trains = TrainWorker(
+        queue, handler, lease_s=settings.train_lease_s, device=settings.resolved_train_device()
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Literal
 
 from services.common.settings import CommonSettings
 
@@ -26,6 +27,25 @@ class TrainerSettings(CommonSettings):
     train_lease_s: float = 120.0
     """A train job's lease; a worker that stops heartbeating for this long is presumed dead."""
     max_train_rows: int = 1_000_000
+    train_device: Literal["auto", "cpu", "cuda"] = "auto"
+    """Which train jobs this trainer's worker takes (``REFINERY_TRAIN_DEVICE``): ``cpu`` or
+    ``cuda`` jobs only; ``auto`` is ``cuda`` when torch sees a GPU, else ``cpu``."""
+    vllm_url: str | None = None
+    """vLLM's OpenAI-compatible API (``REFINERY_VLLM_URL``, e.g. ``http://vllm:8000/v1``):
+    publishing also loads the model's LoRA adapter there, as ``llm:<model id>``."""
+    vllm_api_key: str | None = None
+    vllm_adapter_root: Path | None = None
+    """Where vLLM sees this trainer's data dir (``REFINERY_VLLM_ADAPTER_ROOT``), when it
+    mounts it elsewhere; adapter paths are rewritten from the data dir to it."""
+
+    def resolved_train_device(self) -> str:
+        if self.train_device != "auto":
+            return self.train_device
+        try:
+            import torch
+        except ImportError:
+            return "cpu"
+        return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 @functools.lru_cache

@@ -66,7 +66,17 @@ class Hyper:
     seed: int = _help("Seeds model init, data order and dropout: same seed, same run.", 0)
     epochs: float = _help("Passes over the training rows (fractions allowed).", 1.0)
     lr: float = _help("Peak learning rate (linear decay to 0).", 2e-4)
-    batch_size: int = _help("Rows per optimisation step.", 8)
+    batch_size: int = _help("Rows per forward/backward pass on each device.", 8)
+    grad_accum: int = _help(
+        "Passes accumulated per optimisation step: the effective batch is batch_size x "
+        "grad_accum x devices, while memory holds only batch_size rows' activations.",
+        1,
+    )
+    gradient_checkpointing: bool = _help(
+        "Recompute activations in the backward pass instead of keeping them: about a third "
+        "more compute for activation memory that no longer grows with the layer count.",
+        False,
+    )
     max_length: int = _help(
         "Longest tokenised row (prompt + completion); longer rows are truncated at the end, "
         "rows whose prompt alone does not fit are dropped.",
@@ -141,6 +151,7 @@ RANGES: dict[str, Range] = {
     "epochs": (0, 1000, True),
     "lr": (0, 10, True),
     "batch_size": (1, 4096, False),
+    "grad_accum": (1, 4096, False),
     "max_length": (1, 131_072, False),
     "max_steps": (-1, 10**8, False),
     "save_steps": (0, 10**8, False),

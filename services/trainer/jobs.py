@@ -29,15 +29,26 @@ from services.trainer.store import ModelRow, Store
 
 __all__ = [
     "TRAIN_KIND",
+    "TRAIN_KINDS",
     "TrainFailed",
     "TrainWorker",
     "job_view",
     "last_checkpoint",
     "model_dir",
     "train_handler",
+    "train_kind",
 ]
 
 TRAIN_KIND = "trainer.train"
+"""Jobs for CPU workers; a job for ``cuda`` workers is ``trainer.train.cuda``."""
+TRAIN_KINDS = (TRAIN_KIND, f"{TRAIN_KIND}.cuda")
+
+
+def train_kind(device: str) -> str:
+    """The job kind that workers on ``device`` (``cpu`` | ``cuda``) claim: the queue's claim
+    filters by kind, so a worker never takes another device's job."""
+    return TRAIN_KIND if device == "cpu" else f"{TRAIN_KIND}.{device}"
+
 MAX_CURVE_POINTS = 500
 HEARTBEAT_EVERY_S = 1.0
 
@@ -236,11 +247,15 @@ def job_view(job: Job, settings: TrainerSettings) -> JobOut:
 
 
 class TrainWorker:
-    """One background thread serving train jobs for this trainer process."""
+    """One background thread serving this trainer process's device's train jobs."""
 
-    def __init__(self, queue: JobQueue, handler: Handler, *, lease_s: float) -> None:
+    def __init__(
+        self, queue: JobQueue, handler: Handler, *, lease_s: float, device: str = "cpu"
+    ) -> None:
         self.queue = queue
-        self._worker = Worker(queue, {TRAIN_KIND: handler}, lease_s=lease_s, poll_s=0.25)
+        self.device = device
+        kinds = {train_kind(device): handler}
+        self._worker = Worker(queue, kinds, lease_s=lease_s, poll_s=0.25)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 

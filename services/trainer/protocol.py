@@ -11,6 +11,8 @@ from services.common.protocol import FiniteFloat, JobOut, Seed, StrictInt, Upstr
 
 DatasetKind = Literal["repair_sft", "tool_sft", "evo_pairs", "solar", "grpo_sparse", "gui_sft"]
 TrainKind = Literal["sft", "dpo", "solar", "grpo_sparse"]
+TrainDevice = Literal["cpu", "cuda"]
+Launcher = Literal["local", "accelerate"]
 
 TRAINS_ON: dict[str, frozenset[str]] = {
     "sft": frozenset({"repair_sft", "tool_sft", "gui_sft"}),
@@ -178,6 +180,15 @@ class TrainRequest(BaseModel):
     hyper: dict[str, Any] = Field(default_factory=dict, max_length=32)
     """Hyper-parameters of the kind (``services.trainer.configs``), each type-checked and
     bounded."""
+    device: TrainDevice = "cpu"
+    """Which workers may take the job: a ``cpu`` trainer never takes a ``cuda`` job and a
+    ``cuda`` one never a ``cpu`` job (``REFINERY_TRAIN_DEVICE``)."""
+    launcher: Launcher = "local"
+    """``local``: in the worker's own process; ``accelerate``: ``accelerate launch`` with
+    ``num_processes`` processes (one per GPU on ``cuda``)."""
+    num_processes: int = Field(1, ge=1, le=64)
+    accelerate_config: str | None = Field(None, pattern=r"^[a-z0-9_-]+$")
+    """A config shipped under ``configs/accelerate`` (e.g. ``ddp``), for ``accelerate``."""
 
 
 class ModelOut(BaseModel):
@@ -205,6 +216,8 @@ class PublishOut(BaseModel):
     model: ModelOut
     proposer: str
     """The planner's name for it: ``hf:<model_id>``."""
+    llm_proposer: str | None = None
+    """``llm:<model_id>`` when its LoRA adapter was loaded into vLLM (``REFINERY_VLLM_URL``)."""
 
 
 __all__ = [
@@ -217,6 +230,7 @@ __all__ = [
     "EpisodesSourceIn",
     "FileSourceIn",
     "JobOut",
+    "Launcher",
     "ModelOut",
     "PublishOut",
     "PublishRequest",
@@ -225,6 +239,7 @@ __all__ = [
     "PullResponse",
     "ServiceSourceIn",
     "SourceIn",
+    "TrainDevice",
     "TrainKind",
     "TrainRequest",
 ]

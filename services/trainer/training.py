@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from services.common.errors import ConflictError, NotFoundError, RefineryError, UnavailableError
+from services.trainer.config import TrainerSettings
 from services.trainer.configs import Hyper, hyper_from_dict
 from services.trainer.protocol import TRAINS_ON, ModelOut, PublishOut, TrainRequest
 from services.trainer.store import DatasetRow, ModelRow, Store
@@ -105,8 +106,39 @@ def check_tokenizer(kind: str, base: str, rows: list[dict[str, Any]], hyper: Hyp
     check_fits(base_tokenizer(base, fit), fit, hyper.max_length)
 
 
+def _check_launch(request: TrainRequest) -> None:
+    """422 for a launch the chosen launcher cannot do."""
+    from services.trainer.launch import ACCELERATE_CONFIGS
+
+    if request.launcher == "local" and request.num_processes != 1:
+        raise RefineryError(
+            "num_processes > 1 needs launcher 'accelerate'",
+            code="bad_launch",
+            param="num_processes",
+            status_code=422,
+        )
+    config = request.accelerate_config
+    if config is not None:
+        if request.launcher != "accelerate":
+            raise RefineryError(
+                "accelerate_config needs launcher 'accelerate'",
+                code="bad_launch",
+                param="accelerate_config",
+                status_code=422,
+            )
+        if not (ACCELERATE_CONFIGS / f"{config}.yaml").is_file():
+            shipped = sorted(p.stem for p in ACCELERATE_CONFIGS.glob("*.yaml"))
+            raise RefineryError(
+                f"no accelerate config {config!r}; shipped: {', '.join(shipped)}",
+                code="bad_launch",
+                param="accelerate_config",
+                status_code=422,
+            )
+
+
 def preflight(store: Store, request: TrainRequest) -> dict[str, Any]:
     """Every check that can refuse ``request``; the job payload when all pass."""
+    _check_launch(request)
     dataset = _dataset(store, request.data, request.kind)
     hyper = hyper_from_dict(HYPER_KIND[request.kind], request.hyper)
     rows = dataset_rows(dataset)
@@ -116,6 +148,10 @@ def preflight(store: Store, request: TrainRequest) -> dict[str, Any]:
         "base": request.base,
         "data": request.data,
         "hyper": dict(request.hyper),
+        "device": request.device,
+        "launcher": request.launcher,
+        "num_processes": request.num_processes,
+        "accelerate_config": request.accelerate_config,
     }
 
 
@@ -126,7 +162,17 @@ def prepare_job(store: Store) -> Callable[[Mapping[str, Any]], tuple[Any, list, 
         kind = payload["kind"]
         dataset = _dataset(store, payload["data"], kind)
         hyper = hyper_from_dict(HYPER_KIND[kind], payload["hyper"])
-        return runner_for(kind), dataset_rows(dataset), payload["base"], hyper
+        runner = runner_for(kind)
+        if payload.get("launcher") == "accelerate":
+            from services.trainer.launch import launched_runner
+
+            runner = launched_runner(
+                kind,
+                num_processes=int(payload.get("num_processes", 1)),
+                device=payload.get("device", "cpu"),
+                config=payload.get("accelerate_config"),
+            )
+        return runner, dataset_rows(dataset), payload["base"], hyper
 
     return prepare
 
@@ -146,8 +192,14 @@ def model_out(row: ModelRow) -> ModelOut:
     )
 
 
-def publish(store: Store, model_id: str, planner: Any) -> PublishOut:
-    """Register the checkpoint with the planner (``POST /v1/proposers``) as ``hf:<id>``."""
+def publish(
+    store: Store, model_id: str, planner: Any, settings: TrainerSettings | None = None
+) -> PublishOut:
+    """Register the checkpoint with the planner (``POST /v1/proposers``) as ``hf:<id>``.
+
+    With ``settings.vllm_url`` set, a LoRA run's adapter (``<checkpoint>/adapter``) is first
+    loaded into vLLM under the model id, so the planner can also ask for ``llm:<id>`` on the
+    GPU; a vLLM refusal is a 502 and nothing is published."""
     row = store.model(model_id)
     if row is None:
         raise NotFoundError(f"no model {model_id!r}", code="model_not_found", param="model_id")
@@ -157,9 +209,10 @@ def publish(store: Store, model_id: str, planner: Any) -> PublishOut:
             code="checkpoint_missing",
             param="model_id",
         )
+    served = _serve_adapter(row, settings) if settings is not None else None
     registered = _register(planner, row.id, row.path)
     row = store.mark_published(row.id, registered.name)
-    return PublishOut(model=model_out(row), proposer=registered.name)
+    return PublishOut(model=model_out(row), proposer=registered.name, llm_proposer=served)
 
 
 def _register(planner: Any, model_id: str, path: str) -> Any:
@@ -186,3 +239,15 @@ def _register(planner: Any, model_id: str, path: str) -> Any:
             code="planner_unavailable",
             param="planner_url",
         ) from None
+
+
+def _serve_adapter(row: ModelRow, settings: TrainerSettings) -> str | None:
+    """Load the model's LoRA adapter into vLLM when one is configured; ``llm:<id>``."""
+    adapter = Path(row.path) / "adapter"
+    if not settings.vllm_url or not (adapter / "adapter_config.json").is_file():
+        return None
+    from services.trainer.vllm import adapter_path_for_vllm, load_lora_adapter
+
+    path = adapter_path_for_vllm(adapter, settings.data_dir, settings.vllm_adapter_root)
+    load_lora_adapter(settings.vllm_url, row.id, path, api_key=settings.vllm_api_key)
+    return f"llm:{row.id}"

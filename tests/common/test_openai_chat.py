@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
+import httpx
 import pytest
 
 from services.common import openai_chat
 from services.common.openai_chat import (
+    NO_THINKING,
     ChatEndpoint,
     ChatEndpointOwner,
     EndpointRefused,
     EndpointUnavailable,
     UnknownModel,
+    strip_reasoning,
+    without_thinking,
 )
 from tests.planner.fake_openai import FakeOpenAI, closed_port_url, serve
 
@@ -147,3 +152,44 @@ def test_an_owner_closes_its_endpoint_on_exit(url: str) -> None:
         owner.endpoint.check()
     with pytest.raises(RuntimeError, match="closed"):
         owner.endpoint.check()
+
+
+def test_a_replaced_transport_carries_the_requests() -> None:
+    seen: list[httpx.Request] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": [{"id": MODEL}]})
+        return httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]})
+
+    transport = httpx.MockTransport(handle)
+    with ChatEndpoint("http://vllm.test/v1", MODEL, transport=transport) as endpoint:
+        endpoint.check()
+        response = endpoint.post(BODY)
+    assert isinstance(response, httpx.Response)
+    assert response.json()["choices"][0]["message"]["content"] == "ok"
+    assert [r.url.path for r in seen] == ["/v1/models", "/v1/chat/completions"]
+    assert json.loads(seen[1].content) == BODY
+    assert "authorization" not in seen[1].headers
+
+
+def test_without_thinking_merges_the_template_switch() -> None:
+    body = without_thinking({**BODY, "chat_template_kwargs": {"add_generation_prompt": True}})
+    assert body["chat_template_kwargs"] == {"add_generation_prompt": True, "enable_thinking": False}
+    assert without_thinking(BODY) == {**BODY, **NO_THINKING} and "chat_template_kwargs" not in BODY
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ('<think>\nmaybe {"a": 2}?\n</think>\n\n{"a": 1}', '{"a": 1}'),
+        ('```json\n{"a": 1}\n```', '{"a": 1}'),
+        ('<think>hm</think>```json\n{"a": 1}\n```\n', '{"a": 1}'),
+        ("<think>cut off before the answer", ""),
+        ("  Plain words.  ", "Plain words."),
+        ('Here it is:\n```json\n{"a": 1}\n```', 'Here it is:\n```json\n{"a": 1}\n```'),
+    ],
+)
+def test_strip_reasoning(text: str, answer: str) -> None:
+    assert strip_reasoning(text) == answer

@@ -11,6 +11,15 @@ Modes: ``valid``, ``mixed`` (valid and garbage alternate), ``garbage`` (prose, b
 schema violations, unknown ids, empty content), ``error`` (HTTP 500), ``flaky`` (500 for the
 first ``fail_first`` requests, then valid), ``slow`` (valid after ``delay_s``), ``no_choices``
 (200 without a ``choices`` list). An endpoint that is down is just a closed port.
+
+``thinking`` imitates a hybrid-reasoning model (Qwen3): ``"never"`` (the default) answers
+plainly; ``"default"`` wraps each text answer in ``<think>…</think>`` (with a decoy JSON
+object inside) unless the request sends ``chat_template_kwargs: {"enable_thinking": false}``;
+``"always"`` wraps it whatever the request says.
+
+``POST /v1/load_lora_adapter {lora_name, lora_path}`` imitates vLLM's runtime LoRA loading:
+a folder with ``adapter_config.json`` joins the served models under its name (a name
+already loaded is a 400, as vLLM answers); ``loaded`` records what was loaded.
 """
 
 from __future__ import annotations
@@ -23,15 +32,22 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from tests.servers import serve_in_thread
 
 Mode = Literal["valid", "mixed", "garbage", "error", "flaky", "slow", "no_choices"]
+Thinking = Literal["never", "default", "always"]
+
+THOUGHT = (
+    "<think>\nThe user wants an edit. Maybe "
+    '{"schema":"Patch.1","ops":[{"op":"explode","shot":0}]} would do? No.\n</think>\n\n'
+)
 
 GARBAGE = (
     "I would add the sunset shot at the end and tighten the opening.",
@@ -88,12 +104,15 @@ class FakeChatEndpoint:
     def __init__(self, models: tuple[str, ...]) -> None:
         self.models = models
         self.fail_first = 1
+        self.thinking: Thinking = "never"
         self.requests: list[dict[str, Any]] = []
         self.authorization: list[str | None] = []
+        self.loaded: dict[str, str] = {}
         self.app = self._build()
 
     def reset(self) -> None:
         self.fail_first = 1
+        self.thinking = "never"
         self.requests.clear()
         self.authorization.clear()
 
@@ -103,6 +122,21 @@ class FakeChatEndpoint:
         @app.get("/v1/models")
         def models() -> dict[str, Any]:
             return {"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}
+
+        @app.post("/v1/load_lora_adapter")
+        async def load_lora_adapter(request: Request) -> Any:
+            body = await request.json()
+            name, path = body.get("lora_name"), body.get("lora_path")
+            if not isinstance(name, str) or not isinstance(path, str):
+                return _error(400, "BadRequestError", "lora_name and lora_path are required")
+            if name in self.models:
+                message = f"The lora adapter '{name}' has already been loaded."
+                return _error(400, "InvalidUserInput", message)
+            if not Path(path, "adapter_config.json").is_file():
+                return _error(400, "BadRequestError", f"No adapter found for {path}")
+            self.loaded[name] = path
+            self.models = (*self.models, name)
+            return PlainTextResponse(f"Success: LoRA adapter '{name}' added successfully.")
 
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> JSONResponse:
@@ -115,6 +149,15 @@ class FakeChatEndpoint:
 
     async def _answer(self, body: dict[str, Any]) -> JSONResponse:
         raise NotImplementedError
+
+    def think(self, body: dict[str, Any], text: str | None) -> str | None:
+        """``text`` as the model writes it under :attr:`thinking` for this request."""
+        if text is None or self.thinking == "never":
+            return text
+        kwargs = body.get("chat_template_kwargs") or {}
+        if self.thinking == "default" and kwargs.get("enable_thinking", True) is False:
+            return text
+        return THOUGHT + text
 
 
 class FakeOpenAI(FakeChatEndpoint):
@@ -144,7 +187,7 @@ class FakeOpenAI(FakeChatEndpoint):
             await asyncio.sleep(self.delay_s)
         if mode == "no_choices":
             return JSONResponse({"id": "chatcmpl-fake", "object": "chat.completion"})
-        texts = [self._text(chat, index) for index in range(chat.n)]
+        texts = [self.think(body, self._text(chat, index)) for index in range(chat.n)]
         return JSONResponse(_completion(chat, texts))
 
     def _text(self, chat: _ChatRequest, index: int) -> str | None:

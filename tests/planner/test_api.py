@@ -168,6 +168,28 @@ def test_llm_garbage_never_breaks_the_loop(
         assert branch["stats"]["dropped"] > 0 and branch["rounds"] == 0
 
 
+def test_a_served_lora_adapter_is_the_llm_proposer_on_that_model(
+    tmp_path: Path, database_url: str, fake_llm: tuple[FakeOpenAI, str]
+) -> None:
+    fake, url = fake_llm
+    fake.reset("valid")
+    fake.models = (MODEL, "lora-7")  # vLLM lists runtime-loaded adapters in /v1/models
+    try:
+        for client in _planner(tmp_path, database_url, llm_base_url=url, llm_model=MODEL):
+            task, timeline = example("city-night")
+            options = {"proposer": "llm:lora-7", "max_rounds": 1}
+            body = {"task": task, "timeline": timeline, "options": options}
+            plan = client.post("/v1/plan", json=body)
+            assert plan.status_code == 200, plan.text
+            assert plan.json()["branches"][0]["proposer"] == "llm:lora-7"
+            assert fake.requests and {r["model"] for r in fake.requests} == {"lora-7"}
+            options["proposer"] = "llm:not-loaded"
+            refused = client.post("/v1/plan", json={"task": task, "options": options})
+            assert refused.status_code == 422 and "not-loaded" in refused.text
+    finally:
+        fake.models = (MODEL,)
+
+
 def test_an_unreachable_llm_is_a_503_and_writes_nothing(tmp_path: Path, database_url: str) -> None:
     for client in _planner(tmp_path, database_url, llm_base_url=closed_port_url(), llm_model=MODEL):
         task, _ = example("surf-reel")

@@ -216,3 +216,33 @@ def test_an_adapter_whose_base_is_not_here_is_a_422(checkpoint, tmp_path) -> Non
     with pytest.raises(ProposerError) as caught:
         HFProposer(str(adapter)).check()
     assert caught.value.status_code == 422 and "gone" in caught.value.message
+
+
+def test_the_device_follows_what_is_there_unless_forced(monkeypatch) -> None:
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    assert hf.choose_device() == "cpu"
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert hf.choose_device("auto") == "mps"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert hf.choose_device() == "cuda" and hf.choose_device("cpu") == "cpu"
+    assert hf.dtype_for("cuda") is torch.bfloat16 and hf.dtype_for("cuda:1") is torch.bfloat16
+    assert hf.dtype_for("cpu") is torch.float32
+    with pytest.raises(ValueError, match="device must be one of"):
+        hf.choose_device("tpu")
+
+
+def test_the_planner_setting_reaches_the_checkpoint(checkpoint, tmp_path) -> None:
+    from services.common.db import create_tables, make_engine
+    from services.planner.config import PlannerSettings
+    from services.planner.registry import ProposerRegistry
+
+    settings = PlannerSettings(data_dir=tmp_path, hf_device="cpu")
+    engine = make_engine(f"sqlite:///{tmp_path}/p.db")
+    create_tables(engine)
+    registry = ProposerRegistry(settings, engine)
+    proposer = registry.resolve(f"hf:{checkpoint}")
+    assert isinstance(proposer, HFProposer) and proposer.device == "cpu"
+    assert next(proposer.loaded.model.parameters()).dtype.is_floating_point

@@ -71,6 +71,7 @@ def test_request_carries_structured_output_and_sampling(proposer, fake, surf) ->
     assert body["model"] == MODEL
     assert body["n"] == 4 and body["seed"] == 11 and body["temperature"] == 0.8
     assert body["messages"] == render_messages(task, timeline, report)
+    assert body["chat_template_kwargs"] == {"enable_thinking": False}
     assert body["response_format"] == {
         "type": "json_schema",
         "json_schema": {"name": "Patch", "schema": patch_schema(), "strict": False},
@@ -215,3 +216,21 @@ def test_n_zero_asks_nothing(proposer, fake, surf) -> None:
     task, timeline, report = surf
     assert proposer.propose(task, timeline, report, n=0, seed=0) == []
     assert fake.requests == [] and proposer.stats.requests == 0
+
+
+def test_a_thinking_model_is_asked_not_to_think(proposer, fake, surf) -> None:
+    fake.thinking = "default"  # Qwen3: thinks unless the request turns it off
+    task, timeline, report = surf
+    assert len(proposer.propose(task, timeline, report, n=3, seed=5)) == 3
+    assert proposer.stats.dropped == 0
+
+
+def test_thinking_and_fences_around_an_answer_are_stripped(fake_server, fake, surf) -> None:
+    fake.thinking = "always"  # wraps a decoy patch in <think> whatever the request says
+    task, timeline, report = surf
+    with LLMProposer(fake_server[1], MODEL, backoff_s=0.01) as llm:
+        proposals = llm.propose(task, timeline, report, n=4, seed=5)
+    assert len(proposals) == 4 and llm.stats.dropped == 0
+    for proposal in proposals:
+        assert all(type(op).__name__ != "Explode" for op in proposal.ops)
+        apply_patch(task, timeline, proposal.ops)

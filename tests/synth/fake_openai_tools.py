@@ -10,6 +10,10 @@ Modes: ``valid``; ``malformed`` (arguments that are not JSON); ``wrong_first`` (
 one argument wrong unless the system prompt carries checker feedback); ``no_calls`` (plain
 text, no ``tool_calls``); ``error`` (HTTP 500); ``flaky`` (500 for the first
 ``fail_first`` requests, then valid); ``no_choices`` (200 without ``choices``).
+
+Like vLLM, it refuses ``tool_choice: "auto"`` with a 400 unless :attr:`auto_tool_choice`
+is on (vLLM's ``--enable-auto-tool-choice --tool-call-parser …``); ``thinking`` (see the
+planner's fake) wraps stage-2 messages in ``<think>…</think>``.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ __all__ = ["FakeToolsOpenAI", "closed_port_url", "serve"]
 Mode = Literal["valid", "malformed", "wrong_first", "no_calls", "error", "flaky", "no_choices"]
 
 _CALLS = re.compile(r"Calls that must answer the message:\n```json\n(.*?)\n```", re.S)
+AUTO_REFUSED = (
+    '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+)
 IRRELEVANT_QUERY = "What is the airspeed velocity of an unladen swallow?"
 
 
@@ -51,11 +58,13 @@ class FakeToolsOpenAI(FakeChatEndpoint):
     def __init__(self, models: tuple[str, ...] = ("fake-synth",)) -> None:
         self.mode: Mode = "valid"
         self.written: dict[str, list[dict[str, Any]]] = {}
+        self.auto_tool_choice = True
         super().__init__(models)
 
     def reset(self, mode: Mode = "valid") -> None:
         super().reset()
         self.mode = mode
+        self.auto_tool_choice = True
 
     async def _answer(self, body: dict[str, Any]) -> JSONResponse:
         if body.get("model") not in self.models:
@@ -66,9 +75,12 @@ class FakeToolsOpenAI(FakeChatEndpoint):
             return _error(500, "the fake fell over")
         if self.mode == "no_choices":
             return JSONResponse({"id": "chatcmpl-fake", "object": "chat.completion"})
+        if body.get("tool_choice") == "auto" and not self.auto_tool_choice:
+            return _error(400, AUTO_REFUSED)
         if "tools" in body:
             return JSONResponse(_completion(body, self._tool_message(body)))
-        return JSONResponse(_completion(body, {"role": "assistant", "content": self._query(body)}))
+        content = self.think(body, self._query(body))
+        return JSONResponse(_completion(body, {"role": "assistant", "content": content}))
 
     def _query(self, body: dict[str, Any]) -> str:
         match = _CALLS.search(body["messages"][-1]["content"])

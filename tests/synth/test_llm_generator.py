@@ -15,6 +15,7 @@ from services.synth.generators.llm import (
     query_messages,
 )
 from tests.synth.fake_openai_tools import (
+    AUTO_REFUSED,
     IRRELEVANT_QUERY,
     FakeToolsOpenAI,
     closed_port_url,
@@ -165,3 +166,28 @@ def test_decode_tool_calls() -> None:
     assert decode_tool_calls([{"function": {"arguments": "{}"}}]) is None
     assert decode_tool_calls("nope") is None
     assert decode_tool_calls(None) == ()
+
+
+def test_requests_turn_thinking_off_and_thoughts_are_stripped(
+    fake: FakeToolsOpenAI, generator: LLMGenerator
+) -> None:
+    fake.thinking = "always"
+    query = generator.query(TRUTH, seed=3)
+    assert query.startswith("Please ") and "<think>" not in query and "Lyon" in query
+    assert generator.calls(query, TRUTH.tools, seed=3) == TRUTH.calls
+    for body in fake.requests:
+        assert body["chat_template_kwargs"] == {"enable_thinking": False}
+    fake.reset()
+    fake.thinking = "default"
+    assert generator.query(TRUTH, seed=3) == query
+
+
+def test_auto_tool_choice_refused_by_the_server_is_an_llm_error(
+    fake: FakeToolsOpenAI, generator: LLMGenerator
+) -> None:
+    fake.auto_tool_choice = False  # vLLM without --enable-auto-tool-choice
+    with pytest.raises(LLMError) as caught:
+        generator.calls("Weather in Lyon", TRUTH.tools)
+    assert "HTTP 400" in caught.value.message
+    assert "--enable-auto-tool-choice" in caught.value.message and AUTO_REFUSED.startswith('"auto"')
+    assert len(fake.requests) == 1

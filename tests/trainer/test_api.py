@@ -188,3 +188,32 @@ def test_dpo_and_solar_jobs_train_through_the_service(tmp_path: Path, database_u
                 assert job["status"] == "succeeded", (kind, job)
                 assert job["result"]["metrics"]["steps"] == 1
                 assert Path(job["result"]["path"], "config.json").is_file()
+
+
+def test_device_and_launcher_route_the_job(tmp_path: Path, database_url: str) -> None:
+    with planner_app(tmp_path, database_url) as planner:
+        plan_repairs(planner)
+        with trainer_app(tmp_path, database_url, planner, train_device="cpu") as trainer:
+            data = _build(trainer, "repair_sft")["dataset_id"]
+            hyper = {"max_steps": 2, "batch_size": 2, "max_length": 2048}
+            sft = {"kind": "sft", "data": data, "hyper": hyper}
+            refusals = [
+                ({"num_processes": 2}, "num_processes"),
+                ({"launcher": "accelerate", "accelerate_config": "nope"}, "accelerate_config"),
+                ({"accelerate_config": "ddp"}, "accelerate_config"),
+            ]
+            for extra, param in refusals:
+                answer = trainer.post("/v1/train", json={**sft, **extra})
+                assert answer.status_code == 422, answer.text
+                assert answer.json()["error"]["param"] == param
+            gpu = trainer.post("/v1/train", json={**sft, "device": "cuda"}).json()
+            launched = trainer.post("/v1/train", json={**sft, "launcher": "accelerate"})
+            assert launched.status_code == 202, launched.text
+            job = _wait(trainer, launched.json()["job_id"], timeout=300)
+            assert job["status"] == "succeeded", job
+            assert [point[0] for point in job["progress"]["loss_curve"]] == [1, 2]
+            assert Path(job["result"]["path"], "config.json").is_file()
+            waiting = trainer.get(f"/v1/jobs/{gpu['job_id']}").json()
+            assert waiting["status"] == "queued"  # no cuda worker here: it waits for one
+            kinds = {j.kind for j in trainer.app.state.jobs.list()}
+            assert kinds == {"trainer.train", "trainer.train.cuda"}

@@ -40,6 +40,8 @@ def test_every_field_has_help() -> None:
         ("sft", {"batch_size": 2.5}, "bad_hyper", "hyper.batch_size"),
         ("sft", {"completion_only": "yes"}, "bad_hyper", "hyper.completion_only"),
         ("sft", {"lr": 0}, "bad_hyper", "hyper.lr"),
+        ("sft", {"grad_accum": 0}, "bad_hyper", "hyper.grad_accum"),
+        ("dpo", {"gradient_checkpointing": 1}, "bad_hyper", "hyper.gradient_checkpointing"),
         ("policy_gradient", {"kl_coef": -1}, "bad_hyper", "hyper.kl_coef"),
         ("dpo", {"loss_type": "nope"}, "bad_hyper", "hyper.loss_type"),
         ("ppo", {}, "unknown_kind", "kind"),

@@ -14,7 +14,15 @@ from services.common.jobs import JobQueue
 from services.common.worker import Worker
 from services.trainer.config import TrainerSettings
 from services.trainer.configs import hyper_from_dict
-from services.trainer.jobs import TRAIN_KIND, job_view, last_checkpoint, model_dir, train_handler
+from services.trainer.jobs import (
+    TRAIN_KIND,
+    TrainWorker,
+    job_view,
+    last_checkpoint,
+    model_dir,
+    train_handler,
+    train_kind,
+)
 from services.trainer.runners.sft import run_sft
 from services.trainer.store import DatasetRow, Store
 
@@ -154,3 +162,20 @@ def test_an_expired_lease_without_attempts_left_still_names_the_checkpoint(setup
     view = job_view(job, settings)
     assert view.error["last_checkpoint"] == "models/sft-x/checkpoint-7"
     assert view.progress["last_checkpoint"] == str(final)
+
+
+def test_a_cpu_worker_never_takes_a_gpu_job(setup) -> None:
+    settings, store, queue = setup
+    handler = train_handler(settings, store, _prepare())
+    gpu_job = queue.submit(train_kind("cuda"), {"model_id": "on-gpu"}, max_attempts=2).id
+    cpu_job = _submit(queue, max_steps=1)
+    cpu = Worker(queue, {train_kind("cpu"): handler}, worker_id="cpu-1")
+    assert cpu.run_once() and not cpu.run_once()  # took its own job, left the GPU one
+    assert queue.get(cpu_job).status == "succeeded" and queue.get(gpu_job).status == "queued"
+    taken: list[str] = []
+    gpu = Worker(queue, {train_kind("cuda"): lambda ctx: taken.append(ctx.job.id) or {}})
+    assert gpu.run_once() and not gpu.run_once()
+    assert taken == [gpu_job] and queue.get(gpu_job).status == "succeeded"
+    assert TrainWorker(queue, handler, lease_s=5, device="cuda")._worker.handlers.keys() == {
+        "trainer.train.cuda"
+    }

@@ -38,7 +38,7 @@ def broken_timeline(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 @contextmanager
-def planner_app(tmp_path: Path, database_url: str) -> Iterator[TestClient]:
+def planner_app(tmp_path: Path, database_url: str, **extra: Any) -> Iterator[TestClient]:
     """A planner (verifier in process) that has already repaired two cuts."""
     verifier = VerifierClient(http_client=TestClient(build_verifier(VerifierSettings())))
     settings = PlannerSettings(
@@ -46,6 +46,7 @@ def planner_app(tmp_path: Path, database_url: str) -> Iterator[TestClient]:
         database_url=database_url,
         media_root=tmp_path,
         log_level="WARNING",
+        **extra,
     )
     with TestClient(build_planner(settings, verifier=verifier)) as client:
         yield client

@@ -9,6 +9,9 @@ counted and dropped, never raised. A path that holds no checkpoint is a 422 at c
 A PEFT adapter folder (``adapter_config.json``, e.g. the ``adapter/`` the trainer writes
 beside a merged checkpoint) loads onto its base, which must itself be a local checkpoint;
 its tokenizer comes from the adapter folder when saved there, else from the base.
+
+The device is ``auto`` by default (:func:`choose_device`: CUDA when there, else Apple's MPS,
+else the CPU); weights load in bfloat16 on CUDA, float32 elsewhere.
 """
 
 from __future__ import annotations
@@ -72,6 +75,41 @@ def resolve_checkpoint(path_or_id: str) -> str:
     )
 
 
+DEVICES = ("auto", "cuda", "mps", "cpu")
+
+
+def choose_device(preference: str = "auto") -> str:
+    """``preference`` when it names a device, else the best one present: cuda, mps, cpu."""
+    if preference not in DEVICES and not preference.startswith("cuda:"):
+        raise ValueError(f"device must be one of {', '.join(DEVICES)} or cuda:<n>")
+    if preference != "auto":
+        return preference
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def _dtype_option(dtype: Any) -> dict[str, Any]:
+    """``from_pretrained``'s dtype keyword: ``dtype`` since transformers 4.56, else
+    ``torch_dtype``."""
+    import transformers
+
+    major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
+    return {"dtype" if (major, minor) >= (4, 56) else "torch_dtype": dtype}
+
+
+def dtype_for(device: str) -> Any:
+    """bfloat16 on CUDA, float32 elsewhere."""
+    import torch
+
+    return torch.bfloat16 if device.startswith("cuda") else torch.float32
+
+
 def load(path: str, device: str = "cpu") -> LoadedModel:
     """The tokenizer and model at ``path`` on ``device``, loaded once per process."""
     key = (path, device)
@@ -85,12 +123,15 @@ def load(path: str, device: str = "cpu") -> LoadedModel:
 def _load(path: str, device: str) -> LoadedModel:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    dtype = dtype_for(device)
     try:
         adapter = Path(path, ADAPTER_CONFIG)
         if adapter.is_file():
-            model, tokenizer_path = _load_adapter(path, adapter)
+            model, tokenizer_path = _load_adapter(path, adapter, dtype)
         else:
-            model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+            model = AutoModelForCausalLM.from_pretrained(
+                path, local_files_only=True, **_dtype_option(dtype)
+            )
             tokenizer_path = path
         tokenizer = AutoTokenizer.from_pretrained(tokenizer_path, local_files_only=True)
     except (OSError, ValueError, KeyError, ImportError) as error:
@@ -105,7 +146,7 @@ def _load(path: str, device: str) -> LoadedModel:
     return LoadedModel(tokenizer, model)
 
 
-def _load_adapter(path: str, config: Path) -> tuple[Any, str]:
+def _load_adapter(path: str, config: Path, dtype: Any) -> tuple[Any, str]:
     """The adapter at ``path`` on its local base, and where its tokenizer lives."""
     from transformers import AutoModelForCausalLM
 
@@ -117,7 +158,9 @@ def _load_adapter(path: str, config: Path) -> tuple[Any, str]:
     except ImportError:
         raise ImportError("a LoRA adapter needs peft: pip install 'refinery[trainer]'") from None
     base_path = resolve_checkpoint(base)
-    model = AutoModelForCausalLM.from_pretrained(base_path, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(
+        base_path, local_files_only=True, **_dtype_option(dtype)
+    )
     model = PeftModel.from_pretrained(model, path, local_files_only=True)
     has_tokenizer = Path(path, "tokenizer_config.json").is_file()
     return model, path if has_tokenizer else base_path
@@ -125,13 +168,14 @@ def _load_adapter(path: str, config: Path) -> tuple[Any, str]:
 
 class HFProposer(CompletionProposer):
     """Patches sampled from a local checkpoint; ``name`` defaults to ``hf:<path_or_id>``
-    (a registry passes ``hf:<checkpoint id>``)."""
+    (a registry passes ``hf:<checkpoint id>``). ``device`` is ``auto`` (see
+    :func:`choose_device`), ``cuda``, ``cuda:<n>``, ``mps`` or ``cpu``."""
 
     def __init__(
         self,
         path_or_id: str,
         *,
-        device: str = "cpu",
+        device: str = "auto",
         max_new_tokens: int = 256,
         temperature: float = 1.0,
         top_p: float = 1.0,
@@ -140,7 +184,7 @@ class HFProposer(CompletionProposer):
     ) -> None:
         super().__init__(name or f"hf:{path_or_id}", draft=draft)
         self.path = resolve_checkpoint(path_or_id)
-        self.device = device
+        self.device = choose_device(device)
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.top_p = top_p

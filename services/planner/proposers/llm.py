@@ -2,10 +2,12 @@
 
 One ``POST {base_url}/chat/completions`` per :meth:`LLMProposer.propose` asks for ``n``
 candidates with structured output (``response_format`` json_schema = Patch.1). Bad answers
-are counted and dropped, never raised; timeouts, connection failures, 429 and 5xx are
-retried with exponential backoff, then recorded in ``stats.errors`` and answered with no
-proposals. :meth:`LLMProposer.check` is the health check a planner runs before planning: it
-raises :class:`ProposerError` when the endpoint is down or does not serve the model.
+are counted and dropped, never raised (a ``<think>`` block or code fence around an answer is
+removed first, and the request turns a hybrid model's thinking off); timeouts, connection
+failures, 429 and 5xx are retried with exponential backoff, then recorded in ``stats.errors``
+and answered with no proposals. :meth:`LLMProposer.check` is the health check a planner runs
+before planning: it raises :class:`ProposerError` when the endpoint is down or does not serve
+the model.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from services.common.openai_chat import (
     EndpointRefused,
     EndpointUnavailable,
     UnknownModel,
+    strip_reasoning,
+    without_thinking,
 )
 from services.planner.proposers.base import ProposerError
 from services.planner.proposers.completion import CompletionProposer
@@ -96,18 +100,21 @@ class LLMProposer(CompletionProposer, ChatEndpointOwner):
         return self._choices(response)
 
     def request_body(self, messages: list[dict[str, str]], *, n: int, seed: int) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "messages": messages,
-            "n": n,
-            "seed": seed,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "Patch", "schema": self._schema, "strict": False},
-            },
-        }
+        """The chat request: ``n`` structured candidates, thinking off (Qwen3 on vLLM)."""
+        return without_thinking(
+            {
+                "model": self.model,
+                "messages": messages,
+                "n": n,
+                "seed": seed,
+                "temperature": self.temperature,
+                "max_tokens": self.max_tokens,
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": "Patch", "schema": self._schema, "strict": False},
+                },
+            }
+        )
 
     def _choices(self, response: httpx.Response) -> list[str | None]:
         try:
@@ -116,7 +123,7 @@ class LLMProposer(CompletionProposer, ChatEndpointOwner):
         except (ValueError, KeyError, TypeError, AttributeError):
             self._error("the endpoint answered 200 without chat-completion choices")
             return []
-        return [text if isinstance(text, str) else None for text in texts]
+        return [strip_reasoning(text) if isinstance(text, str) else None for text in texts]
 
     def _error(self, message: str) -> None:
         self.stats.errors.append(f"{self.name} {self.model}: {message}")

@@ -25,6 +25,8 @@ from services.common.openai_chat import (
     EndpointRefused,
     EndpointUnavailable,
     UnknownModel,
+    strip_reasoning,
+    without_thinking,
 )
 from services.synth.calls import Call, GroundTruth, Issue, Tool
 
@@ -225,7 +227,7 @@ class LLMGenerator(ChatEndpointOwner):
         if not isinstance(content, str) or not content.strip():
             self.stats.empty += 1
             return ""
-        return _clean_query(content)
+        return _clean_query(strip_reasoning(content))
 
     def calls(
         self,
@@ -250,13 +252,16 @@ class LLMGenerator(ChatEndpointOwner):
     # -- the wire -----------------------------------------------------------------------
 
     def _body(self, messages: list[dict[str, str]], seed: int) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "messages": messages,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "seed": seed,
-        }
+        """A chat request with a hybrid model's thinking off (Qwen3 on vLLM)."""
+        return without_thinking(
+            {
+                "model": self.model,
+                "messages": messages,
+                "temperature": self.temperature,
+                "max_tokens": self.max_tokens,
+                "seed": seed,
+            }
+        )
 
     def _message(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """The first choice's message; None for a 200 without one."""

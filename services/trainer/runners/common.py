@@ -10,6 +10,7 @@ A finished run writes ``out_dir/final``.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -26,6 +27,7 @@ __all__ = [
     "CheckpointKeeper",
     "Progress",
     "RunState",
+    "is_main_process",
     "latest_checkpoint",
     "training_arguments",
 ]
@@ -64,9 +66,15 @@ def _periodic(root: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
+def is_main_process() -> bool:
+    """True outside a distributed run and in its rank-0 process (the one that writes)."""
+    return os.environ.get("RANK", "0") == "0"
+
+
 @dataclass
 class CheckpointKeeper:
-    """Periodic checkpoints every ``every`` steps (0: none), the newest ``keep`` kept."""
+    """Periodic checkpoints every ``every`` steps (0: none), the newest ``keep`` kept;
+    in a distributed run only the main process writes them."""
 
     out_dir: Path
     every: int
@@ -76,12 +84,16 @@ class CheckpointKeeper:
         return self.every > 0 and step % self.every == 0
 
     def save(self, model: Any, tokenizer: Any, step: int) -> Path:
+        if not is_main_process():
+            return self.out_dir / f"checkpoint-{step}"
         path = save_checkpoint(model, tokenizer, self.out_dir / f"checkpoint-{step}")
         for _, old in _periodic(self.out_dir)[: -max(self.keep, 1)]:
             shutil.rmtree(old, ignore_errors=True)
         return path
 
     def final(self, model: Any, tokenizer: Any) -> Path:
+        if not is_main_process():
+            return self.out_dir / "final"
         return save_checkpoint(model, tokenizer, self.out_dir / "final")
 
 
@@ -138,7 +150,8 @@ class RunState:
 
 def training_arguments(hyper: Hyper, out_dir: Path) -> dict[str, Any]:
     """``TrainingArguments`` fields common to the TRL runners: our own checkpointing and
-    logging (every step, through the callback), full precision on CPU, no reporting."""
+    logging (every step, through the callback), bf16 on a GPU that has it, full precision on
+    CPU, no reporting; gradient accumulation and activation checkpointing as ``hyper`` asks."""
     import torch
 
     cuda = torch.cuda.is_available()
@@ -150,6 +163,7 @@ def training_arguments(hyper: Hyper, out_dir: Path) -> dict[str, Any]:
         "max_steps": hyper.max_steps,
         "learning_rate": hyper.lr,
         "per_device_train_batch_size": hyper.batch_size,
+        "gradient_accumulation_steps": hyper.grad_accum,
         "max_grad_norm": hyper.max_grad_norm,
         "max_length": hyper.max_length,
         "logging_steps": 1,
@@ -158,7 +172,8 @@ def training_arguments(hyper: Hyper, out_dir: Path) -> dict[str, Any]:
         "disable_tqdm": True,
         "bf16": cuda and torch.cuda.is_bf16_supported(),
         "use_cpu": not cuda,
-        "activation_checkpointing": False,
+        "activation_checkpointing": hyper.gradient_checkpointing,
+        "activation_checkpointing_kwargs": {"use_reentrant": False},
         "dataloader_num_workers": 0,
         "include_num_input_tokens_seen": "non_padding",
     }

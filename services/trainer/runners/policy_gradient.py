@@ -93,6 +93,15 @@ def encode(tokenizer: Any, row: Mapping[str, Any], max_length: int) -> Encoded |
     return Encoded(full, start, float(row.get("advantage", 0.0)))
 
 
+def _checkpoint_activations(model: Any) -> None:
+    """Recompute activations in the backward pass (transformers' name for it varies)."""
+    enable = getattr(model, "activation_checkpointing_enable", None)
+    if enable is not None:
+        enable(activation_checkpointing_kwargs={"use_reentrant": False})
+    else:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+
+
 def _batch(items: Sequence[Encoded], pad_id: int, device: Any) -> tuple[Any, Any, Any]:
     """Right-padded ``input_ids``, ``attention_mask`` and the completion mask on the
     shifted targets (position t predicts token t + 1)."""
@@ -208,7 +217,8 @@ class _Loop:
         hyper = self.hyper
         scheduler = get_linear_schedule_with_warmup(self.optimizer, 0, state.total)
         generator = torch.Generator().manual_seed(hyper.seed)
-        per_epoch = math.ceil(len(items) / hyper.batch_size)
+        size = hyper.batch_size * hyper.grad_accum  # rows per optimisation step
+        per_epoch = math.ceil(len(items) / size)
         step, tokens = 0, 0
         while step < state.total:
             order = torch.randperm(len(items), generator=generator).tolist()
@@ -216,7 +226,7 @@ class _Loop:
             for b in range(per_epoch):
                 if step >= state.total:
                     break
-                picked = order[b * hyper.batch_size : (b + 1) * hyper.batch_size]
+                picked = order[b * size : (b + 1) * size]
                 loss, count = self._step(
                     [items[i] for i in picked], old and [old[i] for i in picked]
                 )
@@ -228,6 +238,26 @@ class _Loop:
                     keeper.save(self.model, tok, step)
 
     def _step(self, chunk: list[Encoded], old_rows: list[Any] | None) -> tuple[float, int]:
+        """One optimisation step over ``chunk``, in passes of ``batch_size`` rows whose
+        gradients accumulate (each pass weighted by its share of the rows)."""
+        import torch
+
+        self.optimizer.zero_grad(set_to_none=True)
+        size = self.hyper.batch_size
+        total_loss, tokens = 0.0, 0
+        for start in range(0, len(chunk), size):
+            part = chunk[start : start + size]
+            olds = old_rows[start : start + size] if old_rows is not None else None
+            loss, count = self._backward(part, olds, len(part) / len(chunk))
+            total_loss, tokens = total_loss + loss * len(part) / len(chunk), tokens + count
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        torch.nn.utils.clip_grad_norm_(params, self.hyper.max_grad_norm)
+        self.optimizer.step()
+        return total_loss, tokens
+
+    def _backward(
+        self, chunk: list[Encoded], old_rows: list[Any] | None, weight: float
+    ) -> tuple[float, int]:
         import torch
 
         input_ids, attention, mask = _batch(chunk, self.pad_id, self.device)
@@ -248,11 +278,7 @@ class _Loop:
             clip=self.hyper.clip,
             kl_coef=self.hyper.kl_coef,
         )
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        params = [p for p in self.model.parameters() if p.requires_grad]
-        torch.nn.utils.clip_grad_norm_(params, self.hyper.max_grad_norm)
-        self.optimizer.step()
+        (loss * weight).backward()
         return float(loss.detach()), int(attention.sum())
 
 
@@ -286,7 +312,9 @@ def run_policy_gradient(
     set_seed(hyper.seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     model.to(device).train()
-    per_epoch = math.ceil(len(items) / hyper.batch_size)
+    if hyper.gradient_checkpointing:
+        _checkpoint_activations(model)
+    per_epoch = math.ceil(len(items) / (hyper.batch_size * hyper.grad_accum))
     total = hyper.max_steps if hyper.max_steps > 0 else max(1, math.ceil(hyper.epochs * per_epoch))
     state = RunState(callback, total=total)
     keeper = CheckpointKeeper(Path(out_dir), hyper.save_steps, hyper.keep_checkpoints)

@@ -89,3 +89,14 @@ def test_bad_rows_fail_before_training(base: str, tmp_path: Path) -> None:
     with pytest.raises(TrainerInputError) as caught:
         run_policy_gradient([row], base, FAST, tmp_path)
     assert caught.value.code == "bad_rows" and not tmp_path.joinpath("final").exists()
+
+
+def test_accumulated_passes_match_one_big_batch(base: str, tmp_path: Path) -> None:
+    whole = PolicyGradientHyper(lr=1e-3, max_steps=1, batch_size=8, max_length=96)
+    split = PolicyGradientHyper(
+        lr=1e-3, max_steps=1, batch_size=2, grad_accum=4, max_length=96, gradient_checkpointing=True
+    )
+    a = run_policy_gradient(pg_rows(), base, whole, tmp_path / "whole")
+    b = run_policy_gradient(pg_rows(), base, split, tmp_path / "split")
+    assert a["steps"] == b["steps"] == 1 and a["tokens"] == b["tokens"]
+    assert b["train_loss"] == pytest.approx(a["train_loss"], rel=1e-4, abs=1e-6)

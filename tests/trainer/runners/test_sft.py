@@ -147,3 +147,16 @@ def test_rows_that_cannot_fit_fail_before_training(tmp_path: Path) -> None:
     with pytest.raises(TrainerInputError) as caught:
         run_sft(sft_rows(4), "tiny", hyper, tmp_path)
     assert caught.value.code == "sequence_too_long" and caught.value.param == "hyper.max_length"
+
+
+def test_accumulated_passes_make_the_same_steps(tmp_path: Path) -> None:
+    """batch 4 x 2 accumulated passes = one step per 8 rows, with activations recomputed."""
+    hyper = SFTHyper(
+        lr=3e-3, epochs=2, batch_size=4, grad_accum=2, gradient_checkpointing=True, max_length=96
+    )
+    seen: list[Progress] = []
+    metrics = run_sft(sft_rows(), "tiny", hyper, tmp_path, callback=seen.append)
+    losses = [p.loss for p in seen]
+    assert metrics["steps"] == len(seen) == 6 and seen[-1].total == 6
+    assert sum(losses[-2:]) / 2 < sum(losses[:2]) / 2 - 0.5
+    assert latest_checkpoint(tmp_path) == tmp_path / "final"
