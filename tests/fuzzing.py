@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -21,6 +22,15 @@ CHECKS = [
 EXAMPLES = 60
 """Examples per operation and generation mode (positive and negative), besides the
 schema's explicit examples and the coverage phase."""
+
+FUZZ_SETTINGS = settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+"""Hypothesis settings every fuzz module uses: bounded, derandomised for stable CI."""
 
 
 class Tally:

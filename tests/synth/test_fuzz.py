@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, settings
 
 from services.synth.app import build_app
 from services.synth.config import SynthSettings
-from tests.fuzzing import CHECKS, EXAMPLES, Tally
+from tests.fuzzing import CHECKS, FUZZ_SETTINGS, Tally
 
 
 @pytest.fixture(scope="module")
@@ -51,13 +50,7 @@ def _summary() -> Iterator[None]:
 
 
 @schema.parametrize()
-@settings(
-    max_examples=EXAMPLES,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@FUZZ_SETTINGS
 def test_synth_api_holds_under_fuzzing(case: schemathesis.Case) -> None:
     response = case.call_and_validate(checks=CHECKS)
     TALLY.add(case.operation.label, response.status_code)

@@ -16,13 +16,12 @@ import httpx
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, settings
 
 from clients.planner import PlannerClient
 from clients.synth import SynthClient
 from services.trainer.app import build_app
 from services.trainer.config import TrainerSettings
-from tests.fuzzing import CHECKS, EXAMPLES, Tally
+from tests.fuzzing import CHECKS, FUZZ_SETTINGS, Tally
 
 UPSTREAM_CALLS: list[str] = []
 
@@ -68,13 +67,7 @@ def _summary() -> Iterator[None]:
 
 
 @schema.parametrize()
-@settings(
-    max_examples=EXAMPLES,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@FUZZ_SETTINGS
 def test_trainer_api_holds_under_fuzzing(case: schemathesis.Case) -> None:
     response = case.call_and_validate(checks=CHECKS)
     TALLY.add(case.operation.label, response.status_code)
