@@ -13,6 +13,7 @@ from services.common.body import parse_object, validate
 from services.common.errors import ConflictError, NotFoundError
 from services.common.openapi import request_body
 from services.common.protocol import JobOut, error_responses
+from services.common.responses import NDJSONResponse
 from services.planner import records, service
 from services.planner.config import PlannerSettings
 from services.planner.events import NDJSON, plan_events
@@ -32,6 +33,17 @@ from services.planner.rendering import RENDER_KIND, output_path
 from services.verifier.protocol import TaskIn, TimelineIn
 
 router = APIRouter(prefix="/v1", tags=["planner"])
+_NDJSON_PAGE = {
+    "description": "One scored record per line, oldest first",
+    "headers": {
+        "X-Next-Cursor": {"description": "the cursor to pass next", "schema": {"type": "string"}}
+    },
+    "content": {NDJSON: {"schema": {"type": "string", "description": "JSON Lines"}}},
+}
+_OTIO = {
+    "description": "An OpenTimelineIO document (JSON, saved as <plan_id>.otio)",
+    "content": {"application/json": {"schema": {"type": "object", "required": ["OTIO_SCHEMA"]}}},
+}
 
 
 @router.post(
@@ -91,12 +103,16 @@ async def register_proposer(body: RegisterProposer, request: Request) -> Propose
     return await run_in_threadpool(request.app.state.registry.register, body.id, body.path)
 
 
-@router.get("/records", responses=error_responses(422))
+@router.get(
+    "/records",
+    response_class=NDJSONResponse,
+    responses={200: _NDJSON_PAGE, **error_responses(422)},
+)
 async def read_records(
     request: Request,
     after: int = Query(0, ge=0, description="cursor: the last record_id already read"),
     limit: int = Query(1000, ge=1, le=10_000),
-) -> StreamingResponse:
+) -> NDJSONResponse:
     """Scored records as NDJSON, oldest first; ``X-Next-Cursor`` is the cursor to pass next."""
     rows = await run_in_threadpool(
         records.read_records, request.app.state.engine, after=after, limit=limit
@@ -107,7 +123,7 @@ async def read_records(
         for row in rows:
             yield orjson.dumps(row.wire()) + b"\n"
 
-    return StreamingResponse(lines(), media_type=NDJSON, headers={"X-Next-Cursor": str(cursor)})
+    return NDJSONResponse(lines(), media_type=NDJSON, headers={"X-Next-Cursor": str(cursor)})
 
 
 def _prepare(
@@ -126,7 +142,7 @@ def _plan_row(request: Request, plan_id: str) -> records.PlanRow:
     return row
 
 
-@router.get("/plans/{plan_id}/otio", responses=error_responses(404, 422))
+@router.get("/plans/{plan_id}/otio", responses={200: _OTIO, **error_responses(404, 422)})
 async def get_otio(
     plan_id: str,
     request: Request,
@@ -193,7 +209,7 @@ async def get_job(job_id: str, request: Request) -> JobOut:
         200: {
             "model": AnalysisOutput,
             "description": "An analysis's output (JSON); a render's is the MP4 (video/mp4)",
-            "content": {"video/mp4": {}},
+            "content": {"video/mp4": {"schema": {"type": "string", "format": "binary"}}},
         },
         **error_responses(404, 409),
     },
