@@ -16,6 +16,7 @@ from services.planner.export import (
     generate_example_media,
     render,
 )
+from services.planner.export.media import ffmpeg_binary, run_ffmpeg
 from services.planner.export.render import default_size, probe, probe_with_ffmpeg
 from services.verifier.task import Clip, Task
 from services.verifier.timeline import FrameRange, Shot, Timeline, Transition, TransitionType
@@ -272,3 +273,43 @@ def test_shots_of_one_file_play_from_their_clip_start(tmp_path: Path):
     for k, luma in enumerate(lumas):
         source = 70 + 5 + k if k < 10 else 20 + k - 10
         assert abs(luma - (16 + 2 * source)) < 1.5, (k, luma, source)
+
+
+def test_progress_comes_from_ffmpeg_and_rises_to_one(tmp_path: Path):
+    task = small_task(30, clips=3, seconds=4)
+    generate_example_media(task, tmp_path, size=SIZE)
+    shots = tuple(
+        Shot(clip_id, FrameRange(0, 4 * 30), Transition(CUT, 0)) for clip_id in task.clips
+    )
+    timeline = Timeline(fps=30, shots=shots, music=None)
+    seen: list[float] = []
+    result = render(
+        task, timeline, tmp_path, tmp_path / "reel.mp4", size=SIZE, on_progress=seen.append
+    )
+    assert result.frames == timeline.length
+    assert seen[-1] == 1.0
+    assert seen == sorted(seen)  # never goes back
+    assert all(0.0 <= f <= 1.0 for f in seen)
+    assert len(seen) >= 2 and seen[0] < 1.0  # reports arrive while ffmpeg is still writing
+
+
+def test_a_failing_progress_callback_stops_ffmpeg(case, tmp_path: Path):
+    task, timeline, root = case
+
+    def refuse(_fraction: float) -> None:
+        raise RuntimeError("lease lost")
+
+    with pytest.raises(RuntimeError, match="lease lost"):
+        render(task, timeline, root, tmp_path / "reel.mp4", size=SIZE, on_progress=refuse)
+    assert not list(tmp_path.glob("*.mp4")) and not list(tmp_path.glob(".*partial*"))
+
+
+def test_ffmpeg_reports_its_output_time_while_it_runs():
+    # -re paces the input in real time, so 1.5 s of output takes 1.5 s: several reports
+    source = "testsrc=size=160x90:rate=30:duration=1.5"
+    argv = [ffmpeg_binary(), "-nostdin", "-re", "-f", "lavfi", "-i", source, "-f", "null", "-"]
+    times: list[float] = []
+    run_ffmpeg(argv, timeout_s=60, on_time=times.append)
+    assert times == sorted(times)
+    assert len({t for t in times if 0.0 < t < 1.4}) >= 2  # intermediate, distinct
+    assert times[-1] == pytest.approx(1.5, abs=0.05)

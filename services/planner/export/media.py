@@ -14,9 +14,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from typing import IO
 from urllib.parse import unquote, urlsplit
 
 from services.planner.export.errors import (
@@ -201,17 +204,95 @@ def run_child(argv: list[str], *, timeout_s: float) -> subprocess.CompletedProce
     return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
 
 
-def run_ffmpeg(argv: list[str], *, timeout_s: float, what: str = "ffmpeg") -> None:
+def run_ffmpeg(
+    argv: list[str],
+    *,
+    timeout_s: float,
+    what: str = "ffmpeg",
+    on_time: Callable[[float], None] | None = None,
+) -> None:
     """Run one ffmpeg argv (no shell); :class:`RenderFailed` with its stderr tail on failure.
-    See :func:`run_child`: the ffmpeg dies with us and is killed, group and all, on timeout."""
+    See :func:`run_child`: the ffmpeg dies with us and is killed, group and all, on timeout.
+
+    ``on_time`` hears ffmpeg's own ``-progress`` reports: the output time written so far
+    (seconds), several times a second and once at the end; what it raises stops ffmpeg
+    and propagates."""
     try:
-        done = run_child(argv, timeout_s=timeout_s)
+        if on_time is None:
+            done = run_child(argv, timeout_s=timeout_s)
+        else:
+            done = _run_reporting(argv, timeout_s=timeout_s, on_time=on_time)
     except subprocess.TimeoutExpired as exc:
         tail = _tail(exc.stderr)
         message = f"{what} ran past {timeout_s} s"
         raise RenderFailed(message, stderr=tail, code="render_timeout") from None
     if done.returncode != 0:
         raise RenderFailed(f"{what} exited with {done.returncode}", stderr=_tail(done.stderr))
+
+
+PROGRESS_ARGS = ("-progress", "pipe:1", "-stats_period", "0.25", "-nostats")
+"""ffmpeg writes ``key=value`` blocks to stdout, each ending ``progress=continue|end``."""
+
+
+def _out_seconds(block: dict[str, str]) -> float | None:
+    raw = block.get("out_time_us") or block.get("out_time_ms")  # both are microseconds
+    if raw is None or not raw.strip().lstrip("-").isdigit():
+        return None  # "N/A" before the first frame
+    return max(0, int(raw)) / 1e6
+
+
+def _read_progress(stream: IO[str], on_time: Callable[[float], None]) -> None:
+    block: dict[str, str] = {}
+    for line in stream:
+        key, _, value = line.strip().partition("=")
+        block[key] = value
+        if key == "progress":
+            seconds = _out_seconds(block)
+            if seconds is not None:
+                on_time(seconds)
+            block = {}
+
+
+def _run_reporting(
+    argv: list[str], *, timeout_s: float, on_time: Callable[[float], None]
+) -> subprocess.CompletedProcess[str]:
+    """:func:`run_child` for an ffmpeg argv, feeding ``on_time`` from ``-progress``."""
+    argv = [argv[0], *PROGRESS_ARGS, *argv[1:]]
+    with tempfile.TemporaryFile("w+") as errors:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            start_new_session=True,
+            preexec_fn=_die_with_parent(),
+        )
+        failure: list[BaseException] = []
+
+        def read() -> None:
+            assert proc.stdout is not None
+            try:
+                _read_progress(proc.stdout, on_time)
+            except BaseException as exc:  # the callback's; stop ffmpeg, re-raise below
+                failure.append(exc)
+                _kill_group(proc)
+
+        reader = threading.Thread(target=read, name="ffmpeg-progress", daemon=True)
+        reader.start()
+        try:
+            proc.wait(timeout=timeout_s)
+        except BaseException:
+            _kill_group(proc)
+            proc.wait()
+            raise
+        finally:
+            reader.join()
+            errors.seek(0)
+            stderr = errors.read()
+        if failure:
+            raise failure[0]
+    return subprocess.CompletedProcess(argv, proc.returncode, "", stderr)
 
 
 def _tail(stderr: str | bytes | None, lines: int = 20) -> str:

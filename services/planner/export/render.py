@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -235,6 +236,20 @@ def _track_path(task: Task, track_id: str, media_root: Path) -> tuple[Path, str]
     return resolve_media(task.tracks[track_id].uri, media_root, param=param), param
 
 
+def _fraction_of(total_s: float, report: Callable[[float], None]) -> Callable[[float], None]:
+    """Turns ffmpeg's output times into a non-decreasing fraction of ``total_s``."""
+    best = 0.0
+
+    def on_time(seconds: float) -> None:
+        nonlocal best
+        fraction = min(1.0, seconds / total_s) if total_s > 0 else 1.0
+        if fraction >= best:
+            best = fraction
+            report(fraction)
+
+    return on_time
+
+
 def render(
     task: Task,
     timeline: Timeline,
@@ -244,15 +259,22 @@ def render(
     size: tuple[int, int] | None = None,
     fps: int | None = None,
     timeout_s: float = 600.0,
+    on_progress: Callable[[float], None] | None = None,
 ) -> RenderResult:
-    """Render ``timeline`` to ``out_path`` (written whole or not at all) and measure it."""
+    """Render ``timeline`` to ``out_path`` (written whole or not at all) and measure it.
+
+    ``on_progress`` hears the fraction of the timeline ffmpeg has written (from its
+    ``-progress`` reports), never decreasing, ending at 1.0 when ffmpeg is done."""
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     partial = out_path.with_name(f".{out_path.stem}.partial{out_path.suffix}")
     argv = build_render_command(task, timeline, media_root, partial, size=size, fps=fps)
     started = time.monotonic()
     try:
-        run_ffmpeg(argv, timeout_s=timeout_s, what="render")
+        on_time = (
+            None if on_progress is None else _fraction_of(timeline.length / task.fps, on_progress)
+        )
+        run_ffmpeg(argv, timeout_s=timeout_s, what="render", on_time=on_time)
         partial.replace(out_path)
     finally:
         partial.unlink(missing_ok=True)
