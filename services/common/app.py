@@ -46,7 +46,7 @@ from services.common.errors import (
     sanitize_value,
 )
 from services.common.logs import RateLimitedLog, configure_logging
-from services.common.metrics import CONTENT_TYPE_LATEST, HttpMetrics
+from services.common.metrics import CONTENT_TYPE_LATEST, HttpMetrics, mark_process_dead
 from services.common.middleware import RefineryMiddleware
 from services.common.openapi import register_bodies
 from services.common.protocol import ErrorOut
@@ -152,11 +152,14 @@ def _compose_lifespan(
             timeout = settings.db_startup_timeout_s
             await run_in_threadpool(lambda: wait_for_database(engine, timeout_s=timeout))
             await run_in_threadpool(create_tables, engine)
-        if inner is None:
-            yield None
-            return
-        async with inner(app) as state:
-            yield state
+        try:
+            if inner is None:
+                yield None
+                return
+            async with inner(app) as state:
+                yield state
+        finally:
+            mark_process_dead()  # this worker's live gauges leave the shared metrics folder
 
     return lifespan
 

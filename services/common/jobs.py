@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Column, Index, UniqueConstraint, and_, or_, update
+from sqlalchemy import Column, Index, UniqueConstraint, and_, func, or_, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, select
@@ -30,7 +30,6 @@ from services.common.errors import ConflictError, NotFoundError, RefineryError, 
 from services.common.protocol import FINISHED, JobStatus
 
 __all__ = ["FINISHED", "Job", "JobQueue", "JobStatus", "LeaseLost"]
-
 
 
 def _new_id() -> str:
@@ -299,6 +298,16 @@ class JobQueue:
                 context={"status": status},
             )
         return retried
+
+    def depth(self) -> dict[tuple[str, str], int]:
+        """``(kind, status) → jobs`` for the unfinished ones (queued, running)."""
+        stmt = (
+            select(Job.kind, Job.status, func.count())
+            .where(col(Job.status).in_(("queued", "running")))
+            .group_by(Job.kind, Job.status)
+        )
+        with self._session() as session:
+            return {(kind, status): n for kind, status, n in session.exec(stmt).all()}
 
     def list(
         self, *, kind: str | None = None, status: str | None = None, limit: int = 100

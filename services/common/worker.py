@@ -41,6 +41,7 @@ from services.common.db import Backoff, describe_db_error, is_transient, retry_t
 from services.common.errors import RefineryError
 from services.common.jobs import Job, JobQueue, LeaseLost
 from services.common.logs import RateLimitedLog
+from services.common.metrics import JOB_SECONDS
 
 __all__ = ["Handler", "JobContext", "Worker"]
 
@@ -179,11 +180,13 @@ class Worker:
         outage_started: float | None = None
         backoff = Backoff(0.1, 5.0)
         current: Job | None = job
+        started = time.perf_counter()
         while current is not None:
             ctx = self._context(current)
             try:
                 result = self.handlers[current.kind](ctx)
                 self._complete(ctx, result)
+                JOB_SECONDS.labels(job.kind, "succeeded").observe(time.perf_counter() - started)
                 return
             except LeaseLost as exc:
                 log.warning("abandoning job %s (%s): %s", job.id, job.kind, exc.message)
@@ -191,6 +194,7 @@ class Worker:
             except Exception as exc:
                 if not is_transient(exc):
                     self._fail(current, exc)
+                    JOB_SECONDS.labels(job.kind, "failed").observe(time.perf_counter() - started)
                     return
                 outage_started = outage_started or time.monotonic()
                 self._db_trouble("job", exc, job_id=job.id)

@@ -11,6 +11,7 @@ from clients.verifier import VerifierClient
 from services.common import app as common_app
 from services.common.db import make_engine
 from services.common.job_api import job_routes
+from services.common.metrics import QueueDepth
 from services.common.openapi import register_bodies
 from services.common.settings import database_url_for
 from services.planner.api import router
@@ -62,6 +63,7 @@ def build_app(
     app.state.verifier = client
     app.state.registry = ProposerRegistry(settings, engine)
     app.state.jobs = renders.queue
+    app.state.metrics.add_live(QueueDepth(renders.queue.depth))
     return app
 
 

@@ -5,13 +5,16 @@ finished by the next worker; the output is written atomically under the data dir
 job id, so a retried attempt overwrites its own half rather than leaving two files. ffmpeg
 dies with the planner (see :func:`services.planner.export.media.run_child`); a partial
 output that a dead process left behind is removed when the next render worker starts
-(:func:`remove_stale_partials`).
+(:func:`remove_stale_partials`). While ffmpeg runs, its ``-progress`` reports move the
+job's ``progress.fraction`` (the share of the timeline written), which the CLI's bar shows.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from sqlalchemy.engine import Engine
 
 from services.common.db import utcnow
 from services.common.jobs import JobQueue
+from services.common.metrics import RENDER_SECONDS
 from services.common.worker import Handler, JobContext, Worker
 from services.planner.config import PlannerSettings
 from services.planner.export.render import render
@@ -65,6 +69,24 @@ def remove_stale_partials(settings: PlannerSettings, queue: JobQueue) -> list[Pa
     return removed
 
 
+PROGRESS_EVERY_S = 0.5
+"""At most this often a render stores its progress (each report is a database write)."""
+
+
+def _reporter(ctx: JobContext) -> Callable[[float], None]:
+    """Stores ffmpeg's progress on the job (``fraction`` of the timeline written)."""
+    last = [float("-inf")]
+
+    def report(fraction: float) -> None:
+        now = time.monotonic()
+        if fraction < 1.0 and now - last[0] < PROGRESS_EVERY_S:
+            return
+        last[0] = now
+        ctx.heartbeat(progress={"fraction": round(fraction, 4), "stage": "rendering"})
+
+    return report
+
+
 def render_handler(settings: PlannerSettings, engine: Engine) -> Handler:
     def handle(ctx: JobContext) -> dict[str, Any]:
         plan_id = ctx.payload["plan_id"]
@@ -73,14 +95,17 @@ def render_handler(settings: PlannerSettings, engine: Engine) -> Handler:
             raise LookupError(f"plan {plan_id} is gone")
         task = TaskIn.model_validate(row.task).to_task()
         timeline = TimelineIn.model_validate(row.result["timeline"]).to_timeline(task)
-        ctx.heartbeat(progress={"fraction": 0.05, "stage": "rendering"})
+        ctx.heartbeat(progress={"fraction": 0.0, "stage": "rendering"})
+        started = time.perf_counter()
         done = render(
             task,
             timeline,
             settings.media_root,
             output_path(settings, ctx.job.id),
             timeout_s=RENDER_LEASE_S - 10,
+            on_progress=_reporter(ctx),
         )
+        RENDER_SECONDS.observe(time.perf_counter() - started)
         ctx.heartbeat(progress={"fraction": 1.0, "stage": "done"})
         return {
             "plan_id": plan_id,

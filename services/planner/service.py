@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from clients.errors import RefineryClientError
 from clients.verifier import VerifierClient
 from services.common.errors import RefineryError, UnavailableError
+from services.common.metrics import PLAN_ROUNDS, PLAN_VES
 from services.planner.compiling import compile_task
 from services.planner.config import PlannerSettings
 from services.planner.loop import Branch, BudgetExceeded, LoopEvent, LoopOptions, run_branch
@@ -124,6 +125,8 @@ def execute(
             code="planning_failed",
         )
     best = max(branches, key=lambda b: b.report.ves)  # first branch wins ties
+    PLAN_ROUNDS.observe(len(best.rounds))
+    PLAN_VES.observe(best.report.ves)
     plan_id = new_plan_id()
     response = PlanResponse(
         plan_id=plan_id,

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from services.common import app as common_app
 from services.common.db import make_engine
 from services.common.job_api import job_routes
+from services.common.metrics import QueueDepth
 from services.common.settings import database_url_for
 from services.synth import service
 from services.synth.api import router
@@ -52,6 +53,7 @@ def build_app(
         settings_dependency=get_settings,
     )
     app.state.jobs = workers.queue
+    app.state.metrics.add_live(QueueDepth(workers.queue.depth))
     return app
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from services.common.jobs import JobQueue
+from services.common.metrics import SYNTH_CANDIDATES
 from services.common.worker import Handler, JobContext, Worker
 from services.synth import store
 from services.synth.calls import Tool
@@ -194,6 +195,7 @@ class _Run:
                 feedback=spec.feedback,
             )
             row = _row(self.ctx.job.id, seq, outcome)
+            SYNTH_CANDIDATES.labels("accepted" if outcome.accepted else "rejected").inc()
             batch.append(row)
             tally.add(row["accepted"], row["stats"])
             if len(batch) >= self.batch_size:

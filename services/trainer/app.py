@@ -12,6 +12,7 @@ from services.common import app as common_app
 from services.common.db import make_engine
 from services.common.job_api import job_routes
 from services.common.jobs import JobQueue
+from services.common.metrics import QueueDepth
 from services.common.settings import database_url_for
 from services.trainer.api import router
 from services.trainer.config import TrainerSettings, get_settings
@@ -71,6 +72,7 @@ def build_app(
     )
     app.state.store = store
     app.state.jobs = queue
+    app.state.metrics.add_live(QueueDepth(queue.depth))
     app.state.upstreams = upstreams
     app.state.train_worker = trains
     return app

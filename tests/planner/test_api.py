@@ -273,7 +273,16 @@ def test_render_job_produces_the_mp4(planner: TestClient, tmp_path: Path) -> Non
 
     task, _ = example("cooking-short")
     generate_example_media(TaskIn.model_validate(task).to_task(), tmp_path, size=(160, 160))
+    before = {name: _metric(planner, name) for name in PLAN_METRICS}
     plan = planner.post("/v1/plan", json={"task": task}).json()
+    after = {name: _metric(planner, name) for name in PLAN_METRICS}
+    assert {name: after[name] - before[name] for name in PLAN_METRICS} == {
+        "refinery_plan_rounds_count": 1,
+        "refinery_plan_rounds_sum": len(plan["rounds"]),
+        "refinery_plan_ves_count": 1,
+        "refinery_plan_ves_sum": pytest.approx(plan["ves"]),
+        "refinery_render_seconds_count": 0,
+    }
     job = planner.post(f"/v1/plans/{plan['plan_id']}/render").json()
     assert job["status"] in {"queued", "running", "succeeded"}
     deadline = time.monotonic() + 120
@@ -305,6 +314,25 @@ def test_render_job_produces_the_mp4(planner: TestClient, tmp_path: Path) -> Non
         ).stdout
     )
     assert abs(seconds - plan["report"]["duration_s"]) <= 1 / task["fps"] + 0.05
+    assert _metric(planner, "refinery_render_seconds_count") == after[
+        "refinery_render_seconds_count"
+    ] + 1
+    assert job["progress"] == {"fraction": 1.0, "stage": "done"}
+
+
+PLAN_METRICS = (
+    "refinery_plan_rounds_count",
+    "refinery_plan_rounds_sum",
+    "refinery_plan_ves_count",
+    "refinery_plan_ves_sum",
+    "refinery_render_seconds_count",
+)
+
+
+def _metric(client: TestClient, sample: str) -> float:
+    from tests.common.test_metrics import value
+
+    return value(client.get("/metrics").text, sample) or 0.0
 
 
 def _wait_job(planner: TestClient, job: dict) -> dict:

@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 
 from services.common.db import create_tables
 from services.common.jobs import JobQueue
+from services.common.metrics import DOMAIN
 from services.common.worker import Worker
 from services.synth import store
 from services.synth.calls import Call, GroundTruth, Issue, Tool
@@ -86,8 +87,14 @@ def _examples(engine: Engine, job_id: str) -> dict[int, dict[str, Any]]:
     return {row.seq: row.example or {} for row in store.iter_examples(engine, job_id)}
 
 
+def _candidates(outcome: str) -> float:
+    sample = DOMAIN.get_sample_value("refinery_synth_candidates_total", {"outcome": outcome})
+    return sample or 0.0
+
+
 def test_job_collects_n_accepted_examples_with_stage_progress(queue: JobQueue) -> None:
     job_id = _submit(queue)
+    accepted, rejected = _candidates("accepted"), _candidates("rejected")
     assert _worker(queue, TemplateGenerator()).run_once()
     job = queue.get(job_id)
     assert job is not None and job.status == "succeeded", job.error
@@ -97,6 +104,8 @@ def test_job_collects_n_accepted_examples_with_stage_progress(queue: JobQueue) -
     assert result["stage1"]["sampled"] == len(stored) >= 10
     assert result["stage3"]["passes"] == 10
     assert sum(accepted for accepted, _ in stored.values()) == 10
+    assert _candidates("accepted") - accepted == 10
+    assert _candidates("rejected") - rejected == len(stored) - 10
     s2, s3 = result["stage2"], result["stage3"]
     assert s2["failures"] + s3["passes"] + s3["failures"] == len(stored)
     assert result["acceptance_rate"] == round(10 / len(stored), 4)
