@@ -44,3 +44,12 @@ def test_one_variable_publishes_and_tells_the_services() -> None:
     for port in ("8101", "8102", "8103", "8104"):
         assert f'"${{REFINERY_PUBLISH_HOST:-127.0.0.1}}:{port}:{port}"' in text
     assert "REFINERY_BIND_HOST: ${REFINERY_PUBLISH_HOST:-127.0.0.1}" in text
+
+
+def test_refinery_services_start_with_shared_worker_metrics() -> None:
+    ours = {n: s for n, s in _services().items() if n not in {"postgres", "vllm"}}
+    assert ours
+    for name, service in ours.items():
+        command = service["command"].split()
+        assert command[:3] == ["python", "-m", "services.common.serve"], name
+        assert "PROMETHEUS_MULTIPROC_DIR" not in service.get("environment", {}), name
