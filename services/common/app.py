@@ -19,6 +19,7 @@ auth and the body limit always follow the object given to ``build_app``.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
@@ -71,6 +72,7 @@ _HTTP_CODES = {
     415: "unsupported_media_type",
     429: "rate_limited",
 }
+_VERBS = frozenset({"GET", "PUT", "POST", "DELETE", "PATCH", "HEAD", "OPTIONS"})
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
 MAX_DETAILS = 50
 """Validation problems listed under ``details``; the message counts them all."""
@@ -255,6 +257,20 @@ def _unavailable(request: Request, exc: DatabaseUnavailable) -> Response:
     return error_response(_sanitized(exc), headers={"Retry-After": str(retry_after)})
 
 
+def _allowed_methods(request: Request) -> list[str] | None:
+    """The methods the OpenAPI document declares for the most specific path template
+    matching this path (Starlette's own ``Allow`` names only the first route's)."""
+    paths = request.app.openapi().get("paths", {})
+    best: tuple[int, list[str]] | None = None
+    for template, item in paths.items():
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
+        if re.fullmatch(pattern, request.url.path):
+            literal = len(re.sub(r"\{[^/]+?\}", "", template))
+            if best is None or literal > best[0]:
+                best = (literal, sorted(m.upper() for m in item if m.upper() in _VERBS))
+    return None if best is None else best[1]
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Map errors to the envelope ``{"error": {"code", "message", "param"}}``."""
 
@@ -286,7 +302,10 @@ def install_error_handlers(app: FastAPI) -> None:
         assert isinstance(exc, HTTPException)
         if exc.status_code < 400 or exc.status_code in (204, 304):
             return Response(status_code=exc.status_code, headers=exc.headers)
-        return error_response(_http_envelope(request, exc), headers=exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405 and (allowed := _allowed_methods(request)):
+            headers = {**(headers or {}), "Allow": ", ".join(allowed)}
+        return error_response(_http_envelope(request, exc), headers=headers)
 
     app.add_exception_handler(RefineryError, on_refinery_error)
     app.add_exception_handler(SQLAlchemyError, on_database_error)

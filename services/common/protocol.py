@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from services.common.errors import sanitize_value
 from services.common.upstreams import MAX_URL_LENGTH, check_url
@@ -39,11 +39,27 @@ FINISHED: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
 
 MAX_SEED = 2**32 - 1
 
-StrictInt = Annotated[int, Strict()]
-"""An integer on the wire; ``true``/``false``, ``1.0`` and ``"1"`` are refused."""
+
+
+def integral(value: Any) -> Any:
+    """A JSON number without a fraction (``30.0``) as the integer it is (JSON Schema's
+    ``integer`` accepts it too); anything else is left for strict validation to judge."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Integral = BeforeValidator(integral)
+"""Put before ``Strict()`` on integer fields: ``30.0`` is 30, ``30.5``, ``true`` and ``"30"``
+stay refused."""
+StrictInt = Annotated[int, Integral, Strict()]
+"""An integer on the wire (``3`` or ``3.0``); ``true``/``false``, ``1.5`` and ``"1"`` are
+refused."""
+StrictBool = Annotated[bool, Strict()]
+"""A JSON ``true`` or ``false``; ``0``, ``1`` and ``"true"`` are refused."""
 FiniteFloat = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 """A finite number on the wire (integers too); booleans and strings are refused."""
-Seed = Annotated[int, Strict(), Field(ge=0, le=MAX_SEED)]
+Seed = Annotated[int, Integral, Strict(), Field(ge=0, le=MAX_SEED)]
 """A random seed: an integer in [0, 2**32 - 1]."""
 UpstreamUrl = Annotated[
     str,

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator, model_validator
 
+from services.common.protocol import Seed, StrictBool
 from services.planner.ingest.paths import AUDIO_EXTENSIONS, VIDEO_EXTENSIONS, expand
 from services.verifier.protocol import ReportOut, TaskIn, TimelineIn, TimelineOut
 from services.verifier.protocol.base import (
@@ -33,7 +34,7 @@ class PlanOptions(BaseModel):
     """Run each as its own branch on the same task; the verifier-best branch wins."""
     max_rounds: Count = 8
     candidates: PositiveCount = 8
-    seed: Annotated[int, Strict(), Field(ge=0, le=2**32 - 1)] = 0
+    seed: Seed = 0
     time_budget_s: Budget | None = None
 
 
@@ -195,7 +196,7 @@ class AnalyzeRequest(BaseModel):
     """Video files or folders (a folder: every video file in it and below)."""
     music: list[str] = []
     """Music files or folders."""
-    split_shots: bool = True
+    split_shots: StrictBool = True
     """Split each file into shots (one clip per shot); false: one clip per file."""
     captions: Literal["auto", "sidecar", "llm", "none"] = "auto"
     """``auto``: a sidecar, else the vision model (when configured), else the file name."""

@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from services.common.protocol import FiniteFloat, JobOut, Seed, StrictInt, UpstreamUrl
+from services.common.protocol import (
+    FiniteFloat,
+    JobOut,
+    Seed,
+    StrictBool,
+    StrictInt,
+    UpstreamUrl,
+)
 
 if TYPE_CHECKING:
     from services.common.jobs import Job
@@ -101,9 +108,9 @@ class SynthesizeRequest(BaseModel):
     """The same seed, catalog and options draw the same ground truths in the same order."""
     max_refine_rounds: StrictInt = Field(3, ge=0, le=100)
     """At most ``REFINERY_SYNTH_MAX_REFINE_ROUNDS``."""
-    isolate: bool = False
+    isolate: StrictBool = False
     """Drop tools that overlap BFCL's own functions first (the job reports them)."""
-    feedback: bool = True
+    feedback: StrictBool = True
     """Pass the checkers' issues to each refinement round (off: plain resampling)."""
 
 

@@ -7,7 +7,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator
 
-from services.common.protocol import FiniteFloat, JobOut, Seed, StrictInt, UpstreamUrl
+from services.common.protocol import (
+    FiniteFloat,
+    JobOut,
+    Seed,
+    StrictBool,
+    StrictInt,
+    UpstreamUrl,
+)
 
 DatasetKind = Literal["repair_sft", "tool_sft", "evo_pairs", "solar", "grpo_sparse", "gui_sft"]
 TrainKind = Literal["sft", "dpo", "solar", "grpo_sparse"]
@@ -126,7 +133,7 @@ class BuildDatasetRequest(BaseModel):
     kind: DatasetKind
     sources: list[SourceIn] = Field(min_length=1, max_length=MAX_SOURCES)
     filters: DatasetFilters = DatasetFilters()
-    pull: bool = True
+    pull: StrictBool = True
     """Pull new records from each service source before building."""
 
 

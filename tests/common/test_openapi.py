@@ -119,3 +119,18 @@ def test_streams_and_downloads_declare_their_media_types(tmp_path: Path) -> None
     assert _content(synth, "GET /v1/records") == {NDJSON}
     trainer = apps["trainer"]().openapi()
     assert _content(trainer, "GET /v1/datasets/{dataset_id}/download") == {NDJSON}
+
+
+def test_a_405_names_every_method_the_path_serves(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    client = TestClient(_apps(tmp_path)["synth"]())
+    for path, allowed in [
+        ("/v1/catalogs", "GET, POST"),  # two routes, one path
+        ("/v1/jobs/abc", "DELETE, GET"),
+        ("/v1/jobs/abc:retry", "POST"),  # not the GET route that /v1/jobs/{job_id} also matches
+    ]:
+        answer = client.options(path)
+        assert answer.status_code == 405
+        assert answer.headers["allow"] == allowed, path
+        assert answer.json()["error"]["code"] == "method_not_allowed"

@@ -100,7 +100,7 @@ def test_the_planner_caps_come_from_its_own_settings(
     ("options", "param"),
     [
         ({"max_rounds": False}, "options.max_rounds"),
-        ({"candidates": 2.0}, "options.candidates"),
+        ({"candidates": 2.5}, "options.candidates"),
         ({"seed": -1}, "options.seed"),
         ({"seed": True}, "options.seed"),
         ({"time_budget_s": 1e300}, "options.time_budget_s"),

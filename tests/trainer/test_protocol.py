@@ -25,7 +25,8 @@ def trainer(tmp_path: Path, database_url: str) -> Iterator[TestClient]:
     ("body", "param"),
     [
         ({"kind": "gui_sft", "sources": [{"episodes": {"n": False}}]}, "sources[0].episodes.n"),
-        ({"kind": "gui_sft", "sources": [{"episodes": {"n": 1.0}}]}, "sources[0].episodes.n"),
+        ({"kind": "gui_sft", "sources": [{"episodes": {"n": 1.5}}]}, "sources[0].episodes.n"),
+        ({"kind": "gui_sft", "sources": EPISODES, "pull": 1}, "pull"),
         ({"kind": "gui_sft", "sources": [{"episodes": {"n": 10**9}}]}, "sources[0].episodes.n"),
         (
             {"kind": "gui_sft", "sources": [{"episodes": {"n": 1, "seed": True}}]},

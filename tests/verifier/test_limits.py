@@ -86,7 +86,8 @@ NUMBERS = [
     ("task.clips[0].duration_s", lambda t, tl: t["clips"][0].update(duration_s="8")),
     ("task.clips[0].quality", lambda t, tl: t["clips"][0].update(quality=False)),
     ("task.fps", lambda t, tl: t.update(fps=False)),
-    ("task.fps", lambda t, tl: t.update(fps=30.0)),
+    ("task.fps", lambda t, tl: t.update(fps=30.5)),
+    ("task.ledger[0].duration.hard", lambda t, tl: t["ledger"][0].update(hard=0)),
     ("task.fps", lambda t, tl: t.update(fps=241)),
     ("task.music[0].bpm", lambda t, tl: t["music"][0].update(bpm=1e9)),
     ("task.music[0].beats_s[0]", lambda t, tl: t["music"][0]["beats_s"].__setitem__(0, 1e300)),
@@ -121,7 +122,9 @@ def test_a_number_out_of_bounds_or_not_a_number_is_a_422(surf, param, edit) -> N
         ("end_on_downbeat", "tolerance_s", 1e6),
         ("no_reuse", "max_uses", True),
         ("no_reuse", "max_uses", 10**6),
-        ("transitions", "max_count", 2.0),
+        ("transitions", "max_count", 2.5),
+        ("transitions", "hard", 0),
+        ("coverage", "hard", "true"),
         ("duration", "min_s", False),
     ],
 )
@@ -132,6 +135,16 @@ def test_ledger_numbers_are_strict_and_bounded(surf, kind: str, field: str, valu
     client = TestClient(build_app(VerifierSettings()))
     error = _error(client.post("/v1/verify", json={"task": task, "timeline": timeline}))
     assert error["param"].startswith(f"task.ledger[{index}]")
+
+
+def test_whole_numbers_serve_as_integers_as_json_schema_says(surf) -> None:
+    task, timeline = copy.deepcopy(surf)
+    task["fps"] = 30.0
+    task["ledger"][_ledger_index(task, "transitions")]["max_count"] = 2.0
+    client = TestClient(build_app(VerifierSettings()))
+    response = client.post("/v1/verify", json={"task": task, "timeline": timeline})
+    assert response.status_code == 200, response.text
+    assert response.json()["fps"] == 30
 
 
 def test_integers_still_serve_as_seconds(surf) -> None:

@@ -1,8 +1,9 @@
 """Shared wire types: strict models, every number bounded to what the domain allows.
 
-Numbers are strict: a JSON ``false`` or ``"3"`` is no number (an integer such as ``30`` is
-still a valid float). Times are finite, non-negative and at most :data:`MAX_SECONDS`, so
-every frame count fits comfortably in 64 bits at any allowed frame rate.
+Numbers and booleans are strict: a JSON ``false`` or ``"3"`` is no number, ``0`` is no
+boolean (an integer such as ``30`` is still a valid float, and ``30.0`` a valid integer).
+Times are finite, non-negative and at most :data:`MAX_SECONDS`, so every frame count
+fits comfortably in 64 bits at any allowed frame rate.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
+
+from services.common.protocol import Integral
 
 MAX_SECONDS = 86_400.0
 """The longest time on the wire (24 h): clip and track lengths, offsets, in and out points."""
@@ -32,9 +35,9 @@ Tolerance = Annotated[float, Strict(), Field(ge=0, le=MAX_TOLERANCE_S, allow_inf
 Fraction = Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False)]
 Weight = Annotated[float, Strict(), Field(gt=0, le=MAX_WEIGHT, allow_inf_nan=False)]
 Bpm = Annotated[float, Strict(), Field(gt=0, le=1_000, allow_inf_nan=False)]
-Fps = Annotated[int, Strict(), Field(ge=1, le=MAX_FPS)]
-Count = Annotated[int, Strict(), Field(ge=0, le=MAX_COUNT)]
-PositiveCount = Annotated[int, Strict(), Field(ge=1, le=MAX_COUNT)]
+Fps = Annotated[int, Integral, Strict(), Field(ge=1, le=MAX_FPS)]
+Count = Annotated[int, Integral, Strict(), Field(ge=0, le=MAX_COUNT)]
+PositiveCount = Annotated[int, Integral, Strict(), Field(ge=1, le=MAX_COUNT)]
 Id = Annotated[str, Field(min_length=1, max_length=200)]
 Tag = Annotated[str, Field(max_length=200)]
 ShortText = Annotated[str, Field(max_length=MAX_SHORT_TEXT)]

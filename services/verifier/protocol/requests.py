@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from services.common.protocol import StrictBool
 from services.verifier.protocol.base import MAX_ITEMS, Wire
 from services.verifier.protocol.patch import PatchIn
 from services.verifier.protocol.report import ReportOut
@@ -42,7 +43,7 @@ class ApplyResponse(BaseModel):
 class BatchBody(Wire):
     timeline: TimelineIn
     patches: list[PatchIn] = Field(min_length=1, max_length=MAX_ITEMS)
-    include_timelines: bool = True
+    include_timelines: StrictBool = True
 
 
 class BatchRequest(BatchBody):

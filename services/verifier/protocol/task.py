@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from services.common.protocol import StrictBool
 from services.verifier import ledger as L
 from services.verifier.protocol.base import (
     MAX_ITEMS,
@@ -80,7 +81,7 @@ class SelectorIn(Wire):
 
 class ConstraintIn(Wire):
     id: Id
-    hard: bool = True
+    hard: StrictBool = True
     weight: Weight = 1.0
 
     def _common(self) -> dict[str, Any]:
