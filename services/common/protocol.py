@@ -50,16 +50,16 @@ def integral(value: Any) -> Any:
 
 
 Integral = BeforeValidator(integral)
-"""Put before ``Strict()`` on integer fields: ``30.0`` is 30, ``30.5``, ``true`` and ``"30"``
-stay refused."""
-StrictInt = Annotated[int, Integral, Strict()]
+"""Put last on integer types (after ``Field``, or its bounds leave the JSON Schema as
+``ge``/``le``): ``30.0`` is 30; ``30.5``, ``true`` and ``"30"`` stay refused."""
+StrictInt = Annotated[int, Strict(), Integral]
 """An integer on the wire (``3`` or ``3.0``); ``true``/``false``, ``1.5`` and ``"1"`` are
 refused."""
 StrictBool = Annotated[bool, Strict()]
 """A JSON ``true`` or ``false``; ``0``, ``1`` and ``"true"`` are refused."""
 FiniteFloat = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 """A finite number on the wire (integers too); booleans and strings are refused."""
-Seed = Annotated[int, Integral, Strict(), Field(ge=0, le=MAX_SEED)]
+Seed = Annotated[int, Strict(), Field(ge=0, le=MAX_SEED), Integral]
 """A random seed: an integer in [0, 2**32 - 1]."""
 UpstreamUrl = Annotated[
     str,

@@ -22,7 +22,11 @@ from services.verifier.protocol.base import (
 from services.verifier.protocol.task import ClipIn, MusicTrackIn
 
 ProposerName = Annotated[str, Field(min_length=1, max_length=500)]
-Budget = Annotated[float, Strict(), Field(gt=0, le=86_400, allow_inf_nan=False)]
+MIN_BUDGET_S = 1.0
+"""The shortest plan time budget: less cannot cover one verifier call under load, and a
+budget that ends before the first cut is judged fails the plan (503) as a hung verifier
+would."""
+Budget = Annotated[float, Strict(), Field(ge=MIN_BUDGET_S, le=86_400, allow_inf_nan=False)]
 
 
 class PlanOptions(BaseModel):
@@ -119,7 +123,8 @@ class CompiledOut(BaseModel):
 class CompileBrief(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    text: str = Field(max_length=MAX_TEXT)
+    text: str = Field(max_length=MAX_TEXT, json_schema_extra={"pattern": r"\S"})
+    """Documented as holding a non-space character; the validator says what to do."""
     aspect: str | None = Field(None, max_length=20, pattern=r"^\d+:\d+$")
     """Only when the user chose one: it becomes a soft ``orientation`` unless the words
     say otherwise."""
@@ -190,7 +195,15 @@ class RegisterProposer(BaseModel):
 class AnalyzeRequest(BaseModel):
     """``POST /v1/media:analyze``: footage and music under ``REFINERY_MEDIA_ROOT``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={  # documents the validator below: at least one of the two
+            "anyOf": [
+                {"required": ["paths"], "properties": {"paths": {"minItems": 1}}},
+                {"required": ["music"], "properties": {"music": {"minItems": 1}}},
+            ]
+        },
+    )
 
     paths: list[str] = []
     """Video files or folders (a folder: every video file in it and below)."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, Strict
 
 from services.common.protocol import (
     FiniteFloat,
+    Integral,
     JobOut,
     Seed,
     StrictBool,
@@ -113,7 +114,7 @@ class DatasetFilters(BaseModel):
     """repair_sft: keep patches that raised VES at least this much."""
     proposers: list[Name] | None = Field(None, max_length=100)
     """planner records: keep only these proposers' candidates."""
-    max_rows: StrictInt | None = Field(None, ge=1, le=10**9)
+    max_rows: Annotated[int, Strict(), Field(ge=1, le=10**9), Integral] | None = None
     """Keep the first rows only (after the other filters)."""
     solar: dict[str, Any] | None = Field(None, max_length=32)
     """solar / grpo_sparse: SolarConfig fields (n_candidates, w1, fail_threshold, …)."""

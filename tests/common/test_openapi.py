@@ -80,6 +80,25 @@ def test_every_reference_resolves(document: dict[str, Any]) -> None:
     assert not any("$defs" in ref for ref in refs)
 
 
+def _keys(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield key
+            if key != "properties":  # property names are the models' own
+                yield from _keys(value)
+            else:
+                for sub in value.values():
+                    yield from _keys(sub)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _keys(value)
+
+
+def test_bounds_are_json_schema_keywords(document: dict[str, Any]) -> None:
+    leaked = {"ge", "le", "gt", "lt"} & set(_keys(document["components"]["schemas"]))
+    assert not leaked  # Pydantic's names: JSON Schema ignores them, so clients would too
+
+
 def test_every_error_status_documents_the_envelope(document: dict[str, Any]) -> None:
     assert "HTTPValidationError" not in document["components"]["schemas"]
     for label, operation in _operations(document):

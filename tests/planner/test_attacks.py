@@ -104,6 +104,7 @@ def test_the_planner_caps_come_from_its_own_settings(
         ({"seed": -1}, "options.seed"),
         ({"seed": True}, "options.seed"),
         ({"time_budget_s": 1e300}, "options.time_budget_s"),
+        ({"time_budget_s": 5e-324}, "options.time_budget_s"),
         ({"teachers": ["search"] * 65}, "options.teachers"),
     ],
 )
