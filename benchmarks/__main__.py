@@ -8,6 +8,7 @@ from benchmarks import (
     attacks,
     brief_bench,
     editbench,
+    fuzz,
     gpu_smoke,
     ingest,
     planner_bench,
@@ -24,6 +25,7 @@ app.command("verifier", help="Measure the verifier in process and over HTTP.")(v
 app.command("attacks", help="Send hostile requests to the verifier and planner over HTTP.")(
     attacks.cli
 )
+app.command("fuzz", help="Schemathesis with all checks against the four services.")(fuzz.cli)
 app.command("planner", help="Run the planner's closed loop on EditBench tasks.")(planner_bench.cli)
 app.command("synth", help="Run the ToolLoop with and without feedback on sampled truths.")(
     synth_bench.cli

@@ -1,5 +1,13 @@
 """What the fuzz tests (tests/*/test_fuzz.py) check on every answer, and how many examples
-each operation gets."""
+each operation gets.
+
+Every schemathesis check runs here except ``positive_data_acceptance`` (the services answer
+422 for schema-valid requests that break a rule no schema states: a settings cap, a media
+URI outside the root, an unconfigured LLM; see docs/benchmarks.md, "Fuzzing"), the
+stateful ``use_after_free`` and ``ensure_resource_availability``, and ``ignored_auth`` (the
+fuzzed apps run without keys; tests/common/test_app.py covers auth).
+``python -m benchmarks fuzz`` runs them all (``st run --checks all``) against live servers.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +16,14 @@ from collections import Counter
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
+    allow_header_conformance,
     content_type_conformance,
+    missing_required_header,
+    negative_data_rejection,
+    response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
+    unsupported_method,
 )
 
 CHECKS = [
@@ -18,6 +31,11 @@ CHECKS = [
     status_code_conformance,
     content_type_conformance,
     response_schema_conformance,
+    response_headers_conformance,
+    negative_data_rejection,
+    missing_required_header,
+    unsupported_method,
+    allow_header_conformance,
 ]
 EXAMPLES = 60
 """Examples per operation and generation mode (positive and negative), besides the

@@ -13,19 +13,14 @@ import pytest
 import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, event, settings
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    response_schema_conformance,
-    status_code_conformance,
-)
 
 from clients.verifier import VerifierClient
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
+from tests.fuzzing import CHECKS
 
-CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
 EXAMPLES = 40
 
 

@@ -9,16 +9,11 @@ from __future__ import annotations
 
 import schemathesis
 from hypothesis import HealthCheck, event, settings
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    response_schema_conformance,
-    status_code_conformance,
-)
 
 from services.verifier.app import build_app
 from services.verifier.config import VerifierSettings
+from tests.fuzzing import CHECKS
 
-CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
 EXAMPLES = 60
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", build_app(VerifierSettings()))
