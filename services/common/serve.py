@@ -37,12 +37,18 @@ def prepare_metrics_dir(environ: dict[str, str] | os._Environ[str] = os.environ)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Prepare the metrics folder, then run uvicorn's command line with ``argv``."""
-    prepare_metrics_dir()
+    """Prepare the metrics folder, then run uvicorn's command line with ``argv``; a
+    temporary folder made here is removed when uvicorn exits."""
+    made = not os.environ.get(MULTIPROC_ENV)
+    path = prepare_metrics_dir()
     import uvicorn  # after the environment is set: workers inherit it
 
     sys.argv = ["uvicorn", *(sys.argv[1:] if argv is None else argv)]
-    uvicorn.main()
+    try:
+        uvicorn.main()
+    finally:
+        if made:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 if __name__ == "__main__":
