@@ -175,8 +175,9 @@ def test_isolate_drops_bfcl_tools_and_reports_them(synth: TestClient) -> None:
     assert job["status"] == "succeeded" and job["request"]["isolate"] is True
     dropped = {d["name"]: d for d in job["dropped"]}
     assert dropped["book_hotel"] == {
-        "name": "book_hotel", "reason": "name", "bfcl_function": "book_hotel"
+        "name": "book_hotel", "reason": "name", "bfcl_function": "book_hotel", "score": 1.0
     }  # fmt: skip
+    assert all(d["score"] >= 0.6 for d in job["dropped"] if d["reason"] == "similar")
     examples = synth.get(f"/v1/jobs/{job['job_id']}/examples").json()["examples"]
     used = {t["function"]["name"] for e in examples for t in json.loads(e["tools"])}
     assert used and not used & set(dropped)
