@@ -1,0 +1,412 @@
+"""Stage 3 of the template generator: read a request forward, against the candidate schemas.
+
+It sees the query, the candidate tools and (when the example pins one) the reference date;
+never the ground truth, and it knows nothing of how the realiser words things. It reads:
+
+1. **Which functions.** The query is cut into clauses (sentences, "also", "then",
+   "secondly"…). Each clause scores every tool by the words it shares with the tool's name,
+   description and parameter names, weighted by how rare a word is among the candidates
+   (IDF); a clause with no clear winner belongs to the previous clause's function.
+2. **Which values.** :func:`~services.synth.generators.template.mentions.find_mentions`
+   lists what could be a value (numbers with their units, dates, times, quoted text,
+   lists, codes, names). Each mention goes to the parameter it fits best: its type and
+   format first, then the words around it against the parameter's name and description
+   ("5 Ampere" ~ "the current in Amperes"). Enum values, and examples a description gives
+   ("e.g. vegan, gluten-free"), are found in the text directly; flags by their words, negated
+   by "not"/"without".
+3. **How many calls.** A parameter that receives several coordinated values ("Oslo and
+   Bergen", "20 and 15 minutes respectively") makes one call per value; the other
+   parameters are shared, or zipped when they received as many values. Array parameters
+   take every value they receive as one list.
+
+A query in which no tool scores at all yields no call: that is how irrelevance reads.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from functools import lru_cache
+from typing import Any
+
+from services.synth.calls import Call, Tool, parameters, tool_name
+from services.synth.generators.template.mentions import Mention, find_mentions, words
+from services.synth.generators.template.phrases import STOPWORDS, VERB_SYNONYMS, stem
+from services.synth.surface import label
+
+__all__ = ["read"]
+
+_CLAUSE = re.compile(
+    r"(?<=[.?!;])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
+    r"and then|then|furthermore|moreover|plus)\b,?\s*",
+    re.I,
+)
+_EXAMPLES = re.compile(
+    r"(?:e\.g\.|eg\.|for example|such as|options include|options are|one of)[:,]?\s*"
+    r"(.+?)(?:\.\s|\.$|\)|$)",
+    re.I,
+)
+_QUOTED_HINT = re.compile(r"'([^']{1,40})'|\"([^\"]{1,40})\"")
+_NEGATION = frozenset("not no without don't dont exclude excluding never".split())
+_COORD = re.compile(
+    r"^[\s,]*(?:and|or|&|vs\.?|versus|,|then|while|as well as)?[\s,]*(?:\w+\s+){0,6}$", re.I
+)
+_EXTRA_STOP = frozenset(
+    "what how much many who which when where find get calculate give show tell me do does "
+    "will would should the of given specific certain some also want know".split()
+)
+_GENERIC = frozenset("include is get flag whether enable use show".split())
+_COMPAT: dict[str, dict[str, float]] = {
+    "integer": {"number": 1.0, "percent": 0.6, "spelled": 0.5},
+    "number": {"number": 1.0, "percent": 1.0, "spelled": 0.5},
+    "string": {
+        "quoted": 1.0,
+        "name": 0.8,
+        "code": 0.8,
+        "date": 0.7,
+        "time": 0.7,
+        "phrase": 0.4,
+        "number": 0.15,
+    },
+}
+
+
+@dataclass
+class _Param:
+    name: str
+    schema: Mapping[str, Any]
+    kind: str
+    required: bool
+    stems: dict[str, float]
+    hints: tuple[str, ...]
+    values: list[Any] = field(default_factory=list)
+    spans: list[Mention] = field(default_factory=list)
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in words(text) if w not in STOPWORDS and w not in _EXTRA_STOP}
+
+
+def _kind(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type", "string")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    return {"float": "number", "dict": "object", "tuple": "array", "any": "string"}.get(kind, kind)
+
+
+def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
+    """Values a parameter's description offers as examples ("e.g. vegan, gluten-free")."""
+    found: list[str] = []
+    text = str(schema.get("description", ""))
+    for m in _EXAMPLES.finditer(text):
+        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|/", m[1])]
+    found += [a or b for a, b in _QUOTED_HINT.findall(text)]
+    items = schema.get("items", {}) if isinstance(schema.get("items"), Mapping) else {}
+    enum = schema.get("enum") or items.get("enum") or ()
+    found += [str(v) for v in enum]
+    return tuple(dict.fromkeys(h for h in found if h and len(h) <= 40 and len(h.split()) <= 4))
+
+
+def _param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
+    weights: dict[str, float] = {}
+    for word in _stems(str(schema.get("description", ""))):
+        weights[word] = 1.0
+    for word in _stems(label(name)):
+        weights[word] = 2.0
+    return _Param(name, schema, _kind(schema), required, weights, _hints(schema))
+
+
+@dataclass(frozen=True)
+class _Tool:
+    tool: Tool
+    name: str
+    words: dict[str, float]
+    props: tuple[tuple[str, Mapping[str, Any], bool], ...]
+
+
+@lru_cache(maxsize=4096)
+def _tool_words(name: str, description: str, params: tuple[str, ...]) -> dict[str, float]:
+    weights: dict[str, float] = {}
+    for word in _stems(" ".join(label(p) for p in params)):
+        weights[word] = 0.5
+    for word in _stems(description):
+        weights[word] = 1.0
+    verb, *rest = label(re.sub(r"[.]", "_", name)).split() or [""]
+    for synonym in VERB_SYNONYMS.get(verb, ()):
+        for word in _stems(synonym):
+            weights[word] = max(weights.get(word, 0.0), 1.0)
+    for word in _stems(" ".join([verb, *rest])):
+        weights[word] = 2.0
+    return weights
+
+
+def _tool(tool: Tool) -> _Tool:
+    schema = parameters(tool)
+    props = schema.get("properties") or {}
+    required = set(schema.get("required") or ())
+    function = tool["function"]
+    weights = _tool_words(tool_name(tool), str(function.get("description", "")), tuple(props))
+    entries = tuple((k, v, k in required) for k, v in props.items() if isinstance(v, Mapping))
+    return _Tool(tool, tool_name(tool), weights, entries)
+
+
+def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tuple[Call, ...]:
+    """The calls that answer ``query`` from ``tools`` (none when no tool fits)."""
+    specs = [_tool(t) for t in tools]
+    if not specs or not query.strip():
+        return ()
+    groups = _route(query, specs)
+    calls: list[Call] = []
+    for spec, text in groups:
+        calls.extend(_calls(spec, text, reference))
+    return tuple(calls)
+
+
+def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
+    """Clauses grouped by the tool each one asks for, in order of first mention."""
+    df: dict[str, int] = {}
+    for spec in specs:
+        for word in spec.words:
+            df[word] = df.get(word, 0) + 1
+    idf = {w: math.log(1 + len(specs) / n) for w, n in df.items()}
+    clauses = [c for c in _CLAUSE.split(query) if c and c.strip(" ,.")]
+    owners: list[int | None] = []
+    for clause in clauses:
+        said = _stems(clause)
+        scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
+        best = max(range(len(specs)), key=lambda i: scores[i])
+        ranked = sorted(scores, reverse=True)
+        clear = scores[best] >= 1.0 and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
+        owners.append(best if clear else None)
+    if all(o is None for o in owners):
+        whole = _stems(query)
+        scores = [sum(s.words[w] * idf[w] for w in whole if w in s.words) for s in specs]
+        best = max(range(len(specs)), key=lambda i: scores[i])
+        if scores[best] < 1.0:
+            return []
+        owners = [best] * len(clauses)
+    first = next(o for o in owners if o is not None)
+    texts: dict[int, list[str]] = {}
+    current = first
+    for clause, owner in zip(clauses, owners, strict=True):
+        current = owner if owner is not None else current
+        texts.setdefault(current, []).append(clause)
+    return [(specs[i], " ".join(parts)) for i, parts in texts.items()]
+
+
+def _score(param: _Param, mention: Mention) -> float:
+    kind = param.kind
+    schema = param.schema
+    if kind == "array":
+        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        kind = _kind(items or {})
+        if mention.kind == "list":
+            return 2.0
+    compat = _COMPAT.get(kind, {}).get(mention.kind, 0.0)
+    if not compat:
+        return 0.0
+    if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
+        return 0.0
+    fmt = schema.get("format")
+    if mention.kind == "date":
+        compat = 1.5 if fmt == "date" or "date" in param.stems else compat
+    context = 0.0
+    for distance, word in enumerate(reversed(mention.before)):
+        if word == "=" + param.name.lower():
+            return compat * 100.0
+        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+    for distance, word in enumerate(mention.after[:2]):
+        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+    return compat * (1.0 + context)
+
+
+def _assign(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
+    """Mentions to parameters, best pairs first (ties: schema order, then text order).
+
+    Round one gives each parameter at most one mention. Later rounds run the same matching
+    on what is left, and keep a round's values only where they are coordinated with the
+    same parameter's previous value ("Oslo and Bergen", "36 and 48, while Mary chose 60 and
+    96"): that is one more call. Array parameters take every mention they win.
+    """
+    left = list(mentions)
+    for round_ in range(8):
+        pairs = [
+            (-score, i, j)
+            for i, p in enumerate(params)
+            for j, m in enumerate(left)
+            if (score := _score(p, m)) > 0.0
+        ]
+        pairs.sort()
+        used_p: set[int] = set()
+        used_m: set[int] = set()
+        for _, i, j in pairs:
+            param = params[i]
+            if j in used_m or (i in used_p and param.kind != "array"):
+                continue
+            if left[j].kind == "list" and any(m.kind == "list" for m in param.spans):
+                continue
+            if not param.required and not _admissible(param, left[j]):
+                continue
+            if round_ and not _continues(param, left[j], text):
+                continue
+            param.spans.append(left[j])
+            used_p.add(i)
+            used_m.add(j)
+        if not used_m:
+            break
+        left = [m for j, m in enumerate(left) if j not in used_m]
+    for param in params:
+        param.spans.sort(key=lambda m: m.start)
+
+
+_JOIN = re.compile(r"(?:,|;|\band\b|\bor\b|&|\bvs\b|\bversus\b|\bwhile\b|\bthen\b|[.?!])", re.I)
+
+
+def _continues(param: _Param, mention: Mention, text: str) -> bool:
+    """Whether a later round may give ``param`` one more value."""
+    if not param.spans:
+        return False
+    return param.kind == "array" or _coordinated(text, param.spans[-1], mention)
+
+
+def _coordinated(text: str, first: Mention, then: Mention) -> bool:
+    gap = text[first.end : then.start]
+    return bool(_JOIN.search(gap)) and len(gap.split()) <= 14
+
+
+def _admissible(param: _Param, mention: Mention) -> bool:
+    """An optional parameter takes a value only when the query ties it to the parameter."""
+    if mention.kind in ("phrase", "spelled"):
+        return False
+    if mention.kind == "name":
+        return _evidence(param, mention)
+    return True
+
+
+def _evidence(param: _Param, mention: Mention) -> bool:
+    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:2]}
+    return any(w in param.stems for w in near)
+
+
+def _found_hints(param: _Param, text: str) -> list[str]:
+    lowered = f" {' '.join(words(text))} "
+    found = []
+    for hint in sorted(param.hints, key=len, reverse=True):
+        said = " ".join(words(hint))
+        if said and f" {said} " in lowered:
+            found.append((lowered.index(f" {said} "), hint))
+            lowered = lowered.replace(f" {said} ", " \x00 ")
+    return [h for _, h in sorted(found)]
+
+
+def _flag(param: _Param, text: str) -> bool | None:
+    keys = [w for w in _stems(label(param.name)) if w not in _GENERIC]
+    tokens = words(text)
+    for index, token in enumerate(tokens):
+        if stem(token) in keys:
+            window = set(tokens[max(0, index - 4) : index])
+            return not (window & _NEGATION)
+    return None
+
+
+def _convert(param: _Param, mention: Mention) -> Any:
+    kind = param.kind
+    if kind == "array":
+        items = param.schema.get("items") if isinstance(param.schema.get("items"), Mapping) else {}
+        inner = _Param(param.name, items or {}, _kind(items or {}), False, {}, ())
+        if mention.kind == "list":
+            return _list(inner, mention.text)
+        return [_convert(inner, mention)]
+    if kind == "integer":
+        return int(float(mention.value))  # type: ignore[arg-type]
+    if kind == "number":
+        value = float(mention.value)  # type: ignore[arg-type]
+        description = str(param.schema.get("description", "")).lower()
+        if mention.kind == "percent" and "percent" not in description:
+            return value / 100
+        return value
+    if mention.kind in ("number", "spelled"):
+        value = float(mention.value)  # type: ignore[arg-type]
+        return str(int(value)) if value.is_integer() else str(value)
+    return str(mention.value) if mention.kind in ("quoted", "date", "time") else mention.text
+
+
+def _list(inner: _Param, text: str) -> list[Any]:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return [_item(inner, part) for part in text.strip("[]").split(",") if part.strip()]
+    if not isinstance(value, list | tuple):
+        return [value]
+    return list(value)
+
+
+def _item(inner: _Param, part: str) -> Any:
+    part = part.strip().strip("'\"")
+    try:
+        if inner.kind == "integer":
+            return int(float(part))
+        if inner.kind == "number":
+            return float(part)
+    except ValueError:
+        return part
+    return part
+
+
+def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
+    params = [_param(n, s, r) for n, s, r in spec.props]
+    typed = [p for p in params if p.kind != "boolean" and not _strict(p)]
+    _assign(typed, find_mentions(text, reference), text)
+    values: dict[str, list[Any]] = {}
+    for param in params:
+        found = _values(param, text)
+        if found:
+            values[param.name] = found
+    if not values and not params:
+        return [Call(spec.name, {})]
+    count = max((len(v) for n, v in values.items() if _scalar(params, n)), default=1)
+    calls = []
+    for index in range(count):
+        arguments = {}
+        for name, found in values.items():
+            if not _scalar(params, name):
+                arguments[name] = found[0]
+            else:
+                arguments[name] = (
+                    found[index] if len(found) == count else found[min(index, len(found) - 1)]
+                )
+        calls.append(Call(spec.name, arguments))
+    return calls
+
+
+def _strict(param: _Param) -> bool:
+    items = param.schema.get("items") if isinstance(param.schema.get("items"), Mapping) else {}
+    return "enum" in param.schema or "enum" in (items or {})
+
+
+def _scalar(params: Sequence[_Param], name: str) -> bool:
+    return next(p for p in params if p.name == name).kind != "array"
+
+
+def _values(param: _Param, text: str) -> list[Any]:
+    """The values ``param`` received (for an array: one list), optional ones only on evidence."""
+    if param.kind == "boolean":
+        flag = _flag(param, text)
+        return [] if flag is None else [flag]
+    spans = param.spans
+    if spans and (param.required or any(_evidence(param, m) for m in spans)):
+        if param.kind == "array":
+            return [[v for m in spans for v in _convert(param, m)]]
+        return [_convert(param, m) for m in spans]
+    hints = _found_hints(param, text)
+    if not hints:
+        return []
+    if param.kind == "array":
+        return [hints]
+    if param.kind in ("integer", "number"):
+        return []
+    return hints[:1] if _strict(param) else hints
