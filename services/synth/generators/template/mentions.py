@@ -12,6 +12,7 @@ parameter's description.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -35,7 +36,7 @@ _NUMBER = re.compile(
     r"(?<![\w.])(?P<cur>[$€£])?\s?(?P<num>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e-?\d+)?)"
     r"(?P<pct>\s?%|\s?percent)?(?:\s(?P<scale>thousand|million|billion)\b)?"
     r"(?P<unit>(?:cm|mm|km|kg|mg|lbs?|ft|ml|m|g|s|ms|h|hrs?|min|K|°[CF]?|[µu]F|mH|Hz|kHz|MHz|GHz|"
-    r"mV|V|mA|A|kW|W|kJ|J|N|kPa|Pa|atm|mph)(?![A-Za-z]))?(?![\w/-]|\.\d)",
+    r"mV|V|mA|A|kW|W|kJ|J|N|kPa|Pa|atm|mph)(?![A-Za-z]))?(?![\w/]|-[\w]*\d|\.\d)",
     re.I,
 )
 _SPELLED = re.compile(
@@ -52,14 +53,17 @@ _CODE = re.compile(
     r"(?<![\w/])(?=[\w/.:-]*\d)(?=[\w/.:-]*[A-Za-z/])[A-Za-z0-9][\w/.:-]*[A-Za-z0-9](?![\w/])"
 )
 _CAP = re.compile(
-    r"(?<![\w'])(?:[A-Z][A-Za-z'&.-]*)(?:\s+(?:(?:of|de|la|del|the|on|upon|da|von|du)\s+)?"
-    r"(?:[A-Z][A-Za-z'&.-]*|\d+\b))*"
+    r"(?<![\w'])(?:[A-Z][A-Za-z'&.-]*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|on|upon|da|von|du)\s+)?"
+    r"(?:[A-Z][A-Za-z'&.-]*(?![\w])|\d+\b))*"
 )
 _PHRASE = re.compile(
     r"\b(?:in|for|of|from|to|at|on|about|near|by|between|called|named|titled)\s+(?:the\s+|a\s+|an\s+|my\s+)?"
     r"([a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|if|is|are|as|"
     r"using|under|over|within|per|than|when|where|while|after|before)\b)[a-z][\w'-]*){0,2})"
 )
+_STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})?")
+_AT = re.compile(r"^,?\s*(?:at|@)\s+")
+_TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
 _FILLER = frozenset("a an the my me you it this that these those them there here some any".split())
 _SET = re.compile(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)")
 _RELATIVE = re.compile(
@@ -154,8 +158,16 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
         add(m.start(), m.end(), "quoted", next(g for g in m.groups() if g is not None))
     for m in _LIST.finditer(text):
         add(m.start(), m.end(), "list", m[1])
+    for m in _STAMP.finditer(text):
+        add(m.start(), m.end(), "datetime", f"{m[1]}T{m[2]}:{m[3]}:00Z")
+    times = find_times(text)
     for start, end, iso in find_dates(text):
+        joined = _joined_time(text, end, times)
+        if joined:
+            add(start, joined[0], "datetime", f"{iso}T{joined[1][:5]}:00Z")
         add(start, end, "date", iso)
+    for m in _TAG.finditer(text):
+        add(m.start(), m.end(), "code", m[0])
     for start, end, iso in relative_dates(text, reference) if reference else ():
         add(start, end, "date", iso)
     for start, end, clock in find_times(text):
@@ -186,8 +198,23 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
     out, previous = [], 0
     for span in spans:
         out.append(_mention(text, *span, previous))
-        previous = span[1]
+        if span[2] != "phrase":
+            previous = span[1]
     return out
+
+
+def _joined_time(
+    text: str, end: int, times: Sequence[tuple[int, int, str]]
+) -> tuple[int, str] | None:
+    """A clock time said right after a date ("May 3, 2026 at 09:30 UTC"): (its end, HH:MM)."""
+    at = _AT.match(text[end:])
+    if not at:
+        return None
+    for start, stop, clock in times:
+        if start == end + at.end():
+            utc = re.match(r"\s*UTC\b", text[stop:])
+            return stop + (utc.end() if utc else 0), clock
+    return None
 
 
 def _sentence_start(text: str, start: int) -> bool:
@@ -199,9 +226,10 @@ def _mention(text: str, start: int, end: int, kind: str, value: object, floor: i
     """The mention with up to five words before it (not reaching back past the previous
     mention: "base and height as 6 and 10" gives 10 no words) and three after."""
     before = tuple(words(text[max(0, start - 60, floor) : start])[-5:])
+    tail = words(text[end : end + 60])
+    after = tuple(tail[:6]) if tail[:1] == ["as"] else tuple(tail[:1])
     if kind == "number":
         setting = re.search(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*$", text[:start])
         if setting:
             before = (*before, "=" + setting[1].lower())
-    after = tuple(words(text[end : end + 40])[:3])
     return Mention(kind, value, start, end, text[start:end], before, after)

@@ -189,13 +189,19 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         if scores[best] < 1.0:
             return []
         owners = [best] * len(clauses)
-    first = next(o for o in owners if o is not None)
-    texts: dict[int, list[str]] = {}
-    current = first
-    for clause, owner in zip(clauses, owners, strict=True):
-        current = owner if owner is not None else current
-        texts.setdefault(current, []).append(clause)
-    return [(specs[i], " ".join(parts)) for i, parts in texts.items()]
+    segments: list[tuple[int, list[str]]] = []
+    pending: list[str] = []
+    for index, clause in enumerate(clauses):
+        owner = owners[index]
+        if owner is None and any(o is not None for o in owners[index:]):
+            pending.append(clause)  # context belongs to the next ask
+            continue
+        if owner is None or (segments and segments[-1][0] == owner and not pending):
+            segments[-1][1].append(clause)
+            continue
+        segments.append((owner, [*pending, clause]))
+        pending = []
+    return [(specs[i], " ".join(parts)) for i, parts in segments]
 
 
 def _score(param: _Param, mention: Mention) -> float:
@@ -212,19 +218,31 @@ def _score(param: _Param, mention: Mention) -> float:
     if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
         return 0.0
     fmt = schema.get("format")
-    if mention.kind == "date":
+    if fmt == "date-time":
+        compat = {"datetime": 1.5, "quoted": 0.3}.get(mention.kind, 0.0)
+    elif mention.kind == "date":
         compat = 1.5 if fmt == "date" or "date" in param.stems else compat
+    if not compat:
+        return 0.0
     context = 0.0
     for distance, word in enumerate(reversed(mention.before)):
         if word == "=" + param.name.lower():
             return compat * 100.0
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
-    for distance, word in enumerate(mention.after[:2]):
+    for distance, word in enumerate(mention.after):
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
     return compat * (1.0 + context)
 
 
 def _assign(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
+    """Typed mentions first; bare phrases only for required text parameters still empty."""
+    _match(params, [m for m in mentions if m.kind != "phrase"], text)
+    empty = [p for p in params if p.required and not p.spans and p.kind == "string"]
+    if empty:
+        _match(empty, [m for m in mentions if m.kind == "phrase"], text)
+
+
+def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
     """Mentions to parameters, best pairs first (ties: schema order, then text order).
 
     Round one gives each parameter at most one mention. Later rounds run the same matching
@@ -304,7 +322,8 @@ def _found_hints(param: _Param, text: str) -> list[str]:
 
 
 def _flag(param: _Param, text: str) -> bool | None:
-    keys = [w for w in _stems(label(param.name)) if w not in _GENERIC]
+    """A flag said by its words (name or description), off when negated just before."""
+    keys = {w for w in param.stems if w not in _GENERIC}
     tokens = words(text)
     for index, token in enumerate(tokens):
         if stem(token) in keys:
@@ -332,7 +351,9 @@ def _convert(param: _Param, mention: Mention) -> Any:
     if mention.kind in ("number", "spelled"):
         value = float(mention.value)  # type: ignore[arg-type]
         return str(int(value)) if value.is_integer() else str(value)
-    return str(mention.value) if mention.kind in ("quoted", "date", "time") else mention.text
+    if mention.kind in ("quoted", "date", "time", "datetime"):
+        return str(mention.value)
+    return mention.text
 
 
 def _list(inner: _Param, text: str) -> list[Any]:
