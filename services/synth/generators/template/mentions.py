@@ -53,7 +53,7 @@ _CODE = re.compile(
     r"(?<![\w/])(?=[\w/.:-]*\d)(?=[\w/.:-]*[A-Za-z/])[A-Za-z0-9][\w/.:-]*[A-Za-z0-9](?![\w/])"
 )
 _CAP = re.compile(
-    r"(?<![\w'])(?:[A-Z][A-Za-z'&.-]*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|on|upon|da|von|du)\s+)?"
+    r"(?<![\w'])(?:[A-Z][A-Za-z'&.-]*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
     r"(?:[A-Z][A-Za-z'&.-]*(?![\w])|\d+\b))*"
 )
 _PHRASE = re.compile(
@@ -64,6 +64,7 @@ _PHRASE = re.compile(
 _STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})?")
 _AT = re.compile(r"^,?\s*(?:at|@)\s+")
 _TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
+_AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
 _FILLER = frozenset("a an the my me you it this that these those them there here some any".split())
 _SET = re.compile(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)")
 _RELATIVE = re.compile(
@@ -184,6 +185,11 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
             start, name = start + len(first[0]) + 1, first[1]
         if name.lower() in _NOT_NAMES or name.split(" ", 1)[0].lower() in _NOT_NAMES:
             continue
+        clash = min((s for s, e in taken if start < e and s < start + len(name)), default=None)
+        if clash is not None:  # "Bergen" before "March 3, 2027": keep the part before it
+            name = re.sub(r"(?:\s+(?:of|de|la|del|the|da|von|du))*\s*$", "", text[start:clash])
+            if not name or clash <= start:
+                continue
         add(start, start + len(name), "name", name)
     for m in _NUMBER.finditer(text):
         add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
@@ -199,7 +205,8 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
     for span in spans:
         out.append(_mention(text, *span, previous))
         if span[2] != "phrase":
-            previous = span[1]
+            tail = _AS_TAIL.match(text, span[1])  # "JFK as the departure airport": its words
+            previous = tail.end() if tail else span[1]
     return out
 
 
@@ -228,6 +235,8 @@ def _mention(text: str, start: int, end: int, kind: str, value: object, floor: i
     before = tuple(words(text[max(0, start - 60, floor) : start])[-5:])
     tail = words(text[end : end + 60])
     after = tuple(tail[:6]) if tail[:1] == ["as"] else tuple(tail[:1])
+    if kind == "number" and text[start] in "$€£":
+        after = (*after, "usd")
     if kind == "number":
         setting = re.search(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*$", text[:start])
         if setting:

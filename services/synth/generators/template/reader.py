@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import Any
 
 from services.synth.calls import Call, Tool, parameters, tool_name
+from services.synth.generators.template.fields import parse_value, split_fields
 from services.synth.generators.template.mentions import Mention, find_mentions, words
 from services.synth.generators.template.phrases import STOPWORDS, VERB_SYNONYMS, stem
 from services.synth.surface import label
@@ -41,7 +42,7 @@ from services.synth.surface import label
 __all__ = ["read"]
 
 _CLAUSE = re.compile(
-    r"(?<=[.?!;])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
+    r"(?<=[.?!])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|furthermore|moreover|plus)\b,?\s*",
     re.I,
 )
@@ -83,6 +84,8 @@ class _Param:
     required: bool
     stems: dict[str, float]
     hints: tuple[str, ...]
+    shared: frozenset[str] = frozenset()
+    exclusive: bool = False
     values: list[Any] = field(default_factory=list)
     spans: list[Mention] = field(default_factory=list)
 
@@ -113,6 +116,10 @@ def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
     weights: dict[str, float] = {}
+    if re.search(
+        r"usd|dollar|price|cost|fare|amount|budget", str(schema.get("description", "")), re.I
+    ):
+        weights["usd"] = 1.0
     for word in _stems(str(schema.get("description", ""))):
         weights[word] = 1.0
     for word in _stems(label(name)):
@@ -306,6 +313,18 @@ def _admissible(param: _Param, mention: Mention) -> bool:
 
 
 def _evidence(param: _Param, mention: Mention) -> bool:
+    """Whether the query ties ``mention`` to ``param``: its form (a date for a date, a
+    value matching the pattern) or the words around it."""
+    fmt = param.schema.get("format")
+    if (mention.kind == "date" and fmt == "date") or (mention.kind == "datetime" and fmt):
+        return True
+    pattern = param.schema.get("pattern")
+    if pattern and re.fullmatch(str(pattern), str(mention.value)):
+        return True
+    return _near(param, mention)
+
+
+def _near(param: _Param, mention: Mention) -> bool:
     near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:2]}
     return any(w in param.stems for w in near)
 
@@ -321,9 +340,19 @@ def _found_hints(param: _Param, text: str) -> list[str]:
     return [h for _, h in sorted(found)]
 
 
+def _capitalised(hint: str, text: str) -> bool:
+    found = re.search(rf"\b{re.escape(hint)}\b", text, re.I)
+    return bool(found) and found[0][:1].isupper()
+
+
+def _own(param: _Param, hint: str) -> bool:
+    """Whether a hint is one of the request's own words ("severe" in "severe weather alerts")."""
+    return {stem(w) for w in words(hint)} <= param.shared
+
+
 def _flag(param: _Param, text: str) -> bool | None:
     """A flag said by its words (name or description), off when negated just before."""
-    keys = {w for w in param.stems if w not in _GENERIC}
+    keys = {w for w in param.stems if w not in _GENERIC and w not in param.shared}
     tokens = words(text)
     for index, token in enumerate(tokens):
         if stem(token) in keys:
@@ -378,12 +407,42 @@ def _item(inner: _Param, part: str) -> Any:
     return part
 
 
+def _labelled(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]], str]:
+    """Values given as ``label: value`` fields, and the text without those fields."""
+    found: dict[str, list[Any]] = {}
+    for said, raw, (start, end) in reversed(split_fields(text)):
+        stems = _stems(said)
+        scored = [(sum(p.stems.get(w, 0.0) for w in stems), i) for i, p in enumerate(params)]
+        score, index = max(scored, default=(0.0, -1))
+        if score < 1.0:
+            continue
+        value = parse_value(params[index].schema, raw, _kind)
+        if value is not None:
+            found.setdefault(params[index].name, []).insert(0, value)
+            text = text[:start] + " " + text[end:]
+    return found, text
+
+
 def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     params = [_param(n, s, r) for n, s, r in spec.props]
-    typed = [p for p in params if p.kind != "boolean" and not _strict(p)]
-    _assign(typed, find_mentions(text, reference), text)
-    values: dict[str, list[Any]] = {}
+    tool_words = {w for w, weight in spec.words.items() if weight >= 1.0}
     for param in params:
+        others = {w for p in params if p is not param for w in _stems(label(p.name))}
+        param.shared = frozenset(tool_words | others)
+        options = set(param.hints)
+        param.exclusive = not any(options & set(p.hints) for p in params if p is not param)
+    values, text = _labelled(params, text)
+    for param in params:  # a value the description itself offers ("e.g. vegan") is said
+        if param.name not in values and not _strict(param) and param.kind in ("string", "array"):
+            hints = [h for h in _found_hints(param, text) if not _own(param, h)]
+            hints = [h for h in hints if not _capitalised(h, text)]  # names are mentions
+            if hints:
+                values[param.name] = [hints] if param.kind == "array" else hints
+                text = re.sub("|".join(re.escape(h) for h in hints), " ", text, flags=re.I)
+    rest = [p for p in params if p.name not in values]
+    typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
+    _assign(typed, find_mentions(text, reference), text)
+    for param in rest:
         found = _values(param, text)
         if found:
             values[param.name] = found
@@ -423,11 +482,11 @@ def _values(param: _Param, text: str) -> list[Any]:
         if param.kind == "array":
             return [[v for m in spans for v in _convert(param, m)]]
         return [_convert(param, m) for m in spans]
-    hints = _found_hints(param, text)
+    hints = [h for h in _found_hints(param, text) if param.required or not _own(param, h)]
     if not hints:
         return []
     if param.kind == "array":
         return [hints]
     if param.kind in ("integer", "number"):
         return []
-    return hints[:1] if _strict(param) else hints
+    return hints[:1] if _strict(param) and not param.exclusive else hints

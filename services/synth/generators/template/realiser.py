@@ -43,6 +43,7 @@ _UNIT_TAIL = re.compile(
     r"\s+in\s+(?:years|minutes|hours|seconds|days|usd|km|kilometres|meters|percent)$"
 )
 _DANGLING = frozenset("in of to for at on by with the a an and or from".split())
+_EMPTY = frozenset("which what whose who how when where whether true false value if".split())
 _PEOPLE = frozenset({"guests", "passengers", "travellers", "attendees", "party", "people"})
 _SHAPES = ("request", "question", "context", "want")
 _ASK = ("Could you {vp}", "Can you {vp}", "Would you {vp}", "Please {vp}")
@@ -72,9 +73,12 @@ def cue(name: str, schema: Mapping[str, Any], tool: Tool) -> str:
                 text = re.sub(rf"\b{re.escape(form)}\b", "", text)
     text = re.sub(r"\s+", " ", text).strip(" .,")
     text = _UNIT_TAIL.sub("", text)
+    text = re.sub(r"\S*\d\S*|[:;#@]", "", text)  # a number in the cue would read as a value
     words = text.split()[:6]
     while words and words[-1] in _DANGLING:
         words.pop()
+    if all(w in _DANGLING or w in _EMPTY for w in words):
+        return ""
     return " ".join(words) if len(words) > 1 or (words and words[0] != name) else ""
 
 
@@ -97,7 +101,7 @@ def realise(truth: GroundTruth, *, issues: Sequence[Issue], previous: str | None
         tool = schemas[calls[first].name]
         members = [calls[i] for i in group]
         plain = _explicit(tool, calls[first])
-        if first in explicit or (previous is not None and plain in previous):
+        if first in explicit or (previous is not None and plain.lower() in previous.lower()):
             sentence = plain
         else:
             sentence = _unleaked(tool, members, seed * 7919 + first)
@@ -134,16 +138,34 @@ def _varying(a: Call, b: Call) -> str | None:
 
 
 def _explicit(tool: Tool, call: Call) -> str:
-    """One call, every value with its description's words, in its plainest form."""
+    """One call, every value in its plainest form, as ``words: value`` fields: the
+    description's words when they single the parameter out, none when the value's type
+    does, and the parameter's name only when nothing else can."""
     props = parameters(tool).get("properties", {})
-    parts = []
+    cues = {name: cue(name, props.get(name, {}), tool) for name in props}
+    parts, bare = [], []
     for name, value in call.arguments.items():
         schema = props.get(name, {})
-        words = cue(name, schema, tool) or label(name)  # the name only when nothing else says it
-        parts.append(f"{words} {_plain(schema, value)}")
+        words = cues[name]
+        if words and list(cues.values()).count(words) == 1:
+            parts.append(f"{words}: {_plain(schema, value)}")
+        elif _only_of_type(name, call, props):
+            bare.append(_plain(schema, value))
+        else:
+            parts.append(f"{label(name)}: {_plain(schema, value)}")
     vp = verb_phrase(call.name)
-    tail = (" with " + "; ".join(parts)) if parts else ""
-    return f"{vp[0].upper()}{vp[1:]}{tail}."
+    head = " at " + ", ".join(bare) if bare else ""
+    tail = (" — " + "; ".join(parts)) if parts else ""
+    return f"{vp[0].upper()}{vp[1:]}{head}{tail}."
+
+
+def _only_of_type(name: str, call: Call, props: Mapping[str, Any]) -> bool:
+    def shape(key: str) -> tuple[Any, ...]:
+        s = props.get(key, {})
+        return (s.get("type"), s.get("format"), "pattern" in s, tuple(s.get("enum", ())))
+
+    same = [k for k in props if shape(k) == shape(name)]
+    return same == [name] and shape(name)[0] not in ("boolean", "object", "array", None)
 
 
 def _plain(schema: Mapping[str, Any], value: Any) -> str:
@@ -189,14 +211,31 @@ def _natural(tool: Tool, calls: Sequence[Call], rng: random.Random) -> str:
     call = calls[0]
     props = parameters(tool).get("properties", {})
     varying = _varying(calls[0], calls[1]) if len(calls) > 1 else None
-    names = list(call.arguments)
-    rng.shuffle(names)
     phrases = []
-    for name in names:
+    for group in _twins(call, props, tool, rng):
+        if len(group) > 1:  # same words, same type: said together, in the schema's order
+            said = [_value(n, props[n], call.arguments[n], rng) for n in group]
+            words = cue(group[0], props[group[0]], tool)
+            phrases.append(f"{words} {', '.join(said)}".strip())
+            continue
+        name = group[0]
         values = [c.arguments[name] for c in calls] if name == varying else [call.arguments[name]]
         phrases.append(_say(name, props.get(name, {}), values, tool, rng))
     vp = verb_phrase(call.name, 0 if rng.random() < 0.5 else rng.randint(1, 3))
     return _shape(vp, [p for p in phrases if p], rng)
+
+
+def _twins(call: Call, props: Mapping[str, Any], tool: Tool, rng: random.Random) -> list[list[str]]:
+    """The stated parameters in a shuffled order, those sharing words and type grouped."""
+    groups: dict[tuple[str, Any], list[str]] = {}
+    for name in props:
+        if name in call.arguments:
+            schema = props[name]
+            key = (cue(name, schema, tool) or name, schema.get("type"))
+            groups.setdefault(key, []).append(name)
+    out = list(groups.values())
+    rng.shuffle(out)
+    return out
 
 
 def _shape(vp: str, phrases: list[str], rng: random.Random) -> str:
