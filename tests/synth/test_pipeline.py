@@ -17,7 +17,10 @@ WEATHER = {
         "parameters": {
             "type": "object",
             "required": ["city"],
-            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "properties": {
+                "city": {"type": "string", "description": "City to report on"},
+                "days": {"type": "integer", "description": "How many days ahead to forecast"},
+            },
         },
     },
 }

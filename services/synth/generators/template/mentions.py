@@ -53,8 +53,8 @@ _CODE = re.compile(
     r"(?<![\w/])(?=[\w/.:-]*\d)(?=[\w/.:-]*[A-Za-z/])[A-Za-z0-9][\w/.:-]*[A-Za-z0-9](?![\w/])"
 )
 _CAP = re.compile(
-    r"(?<![\w'])(?:[A-Z][A-Za-z'&.-]*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
-    r"(?:[A-Z][A-Za-z'&.-]*(?![\w])|\d+\b))*"
+    r"(?<![\w'])(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
+    r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w])|\d+\b))*"
 )
 _PHRASE = re.compile(
     r"\b(?:in|for|of|from|to|at|on|about|near|by|between|called|named|titled)\s+(?:the\s+|a\s+|an\s+|my\s+)?"
@@ -176,6 +176,8 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
     for m in _NUMBER.finditer(text):  # numbers with a unit, currency or percent sign first
         if m["unit"] or m["pct"] or m["cur"]:
             add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
+    for m in _CODE.finditer(text):
+        add(m.start(), m.end(), "code", m[0])
     for m in _CAP.finditer(text):
         start, name = m.start(), m[0].rstrip(".")
         if _sentence_start(text, start):  # the sentence's first word is capitalised anyway
@@ -193,8 +195,6 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
         add(start, start + len(name), "name", name)
     for m in _NUMBER.finditer(text):
         add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
-    for m in _CODE.finditer(text):
-        add(m.start(), m.end(), "code", m[0])
     for m in _SPELLED.finditer(text):
         add(m.start(), m.end(), "spelled", _spelled(m[0]))
     for m in _PHRASE.finditer(text):

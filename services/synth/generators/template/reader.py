@@ -115,6 +115,21 @@ def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
+    key = (name, id(schema))
+    cached = _PARAMS.get(key)
+    if cached is None or cached[0] is not schema:
+        cached = (schema, _new_param(name, schema, required))
+        if len(_PARAMS) > 50_000:  # schemas of many catalogs: start over rather than grow
+            _PARAMS.clear()
+        _PARAMS[key] = cached
+    base = cached[1]
+    return _Param(base.name, schema, base.kind, required, base.stems, base.hints)
+
+
+_PARAMS: dict[tuple[str, int], tuple[Mapping[str, Any], _Param]] = {}
+
+
+def _new_param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
     weights: dict[str, float] = {}
     if re.search(
         r"usd|dollar|price|cost|fare|amount|budget", str(schema.get("description", "")), re.I
@@ -203,12 +218,21 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         if owner is None and any(o is not None for o in owners[index:]):
             pending.append(clause)  # context belongs to the next ask
             continue
-        if owner is None or (segments and segments[-1][0] == owner and not pending):
+        joins = segments and segments[-1][0] == owner and not pending
+        if owner is None or (joins and not _complete(specs[owner], clause)):
             segments[-1][1].append(clause)
             continue
         segments.append((owner, [*pending, clause]))
         pending = []
     return [(specs[i], " ".join(parts)) for i, parts in segments]
+
+
+def _complete(spec: _Tool, clause: str) -> bool:
+    """Whether a clause holds a value for each of the tool's required parameters (then it
+    is a call of its own, not more values for the previous clause's call)."""
+    required = sum(1 for _, _, needed in spec.props if needed)
+    typed = [m for m in find_mentions(clause) if m.kind not in ("phrase", "spelled")]
+    return len(typed) >= max(required, 1)
 
 
 def _score(param: _Param, mention: Mention) -> float:
@@ -448,17 +472,17 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             values[param.name] = found
     if not values and not params:
         return [Call(spec.name, {})]
-    count = max((len(v) for n, v in values.items() if _scalar(params, n)), default=1)
+    count = max((len(v) for v in values.values()), default=1)
     calls = []
     for index in range(count):
         arguments = {}
         for name, found in values.items():
-            if not _scalar(params, name):
-                arguments[name] = found[0]
+            if len(found) == count:
+                arguments[name] = found[index]
             else:
-                arguments[name] = (
-                    found[index] if len(found) == count else found[min(index, len(found) - 1)]
-                )
+                arguments[name] = found[
+                    0 if not _scalar(params, name) else min(index, len(found) - 1)
+                ]
         calls.append(Call(spec.name, arguments))
     return calls
 

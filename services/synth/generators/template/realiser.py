@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool, parameters, tool_name
@@ -64,16 +65,23 @@ def explicit_targets(issues: Sequence[Issue], n_calls: int) -> set[int]:
 def cue(name: str, schema: Mapping[str, Any], tool: Tool) -> str:
     """Words for a parameter from its description, never its name: "Arrival date at the
     hotel" → "arrival date at the hotel"; a description that only repeats the name gives ""."""
-    text = _CUT.sub("", str(schema.get("description", "")).strip()).lower()
+    others = tuple(parameters(tool).get("properties", {}))
+    return _cue(name, str(schema.get("description", "")), others)
+
+
+@lru_cache(maxsize=8192)
+def _cue(name: str, description: str, others: tuple[str, ...]) -> str:
+    text = _CUT.sub("", description.strip()).lower()
     text = _LEAD.sub("", text).strip()
     text = _LEAD.sub("", text).strip()
-    for other in parameters(tool).get("properties", {}):
+    text = re.sub(r"^(?:or|and|of|to|for|the|a|an)\s+", "", text)
+    for other in others:
         for form in {other.lower(), label(other).lower(), other.lower().replace("_", " ")}:
-            if " " in form or form == name.lower():
-                text = re.sub(rf"\b{re.escape(form)}\b", "", text)
+            text = re.sub(rf"\b{re.escape(form)}\b", "", text)
     text = re.sub(r"\s+", " ", text).strip(" .,")
     text = _UNIT_TAIL.sub("", text)
     text = re.sub(r"\S*\d\S*|[:;#@]", "", text)  # a number in the cue would read as a value
+    text = re.sub(rf"\S*\b(?:{'|'.join(NUMBER_WORDS)})\b\S*", "", text)
     words = text.split()[:6]
     while words and words[-1] in _DANGLING:
         words.pop()
@@ -100,7 +108,7 @@ def realise(truth: GroundTruth, *, issues: Sequence[Issue], previous: str | None
         first = group[0]
         tool = schemas[calls[first].name]
         members = [calls[i] for i in group]
-        plain = _explicit(tool, calls[first])
+        plain = " ".join(_explicit(tool, calls[i]) for i in group)
         if first in explicit or (previous is not None and plain.lower() in previous.lower()):
             sentence = plain
         else:
@@ -138,25 +146,35 @@ def _varying(a: Call, b: Call) -> str | None:
 
 
 def _explicit(tool: Tool, call: Call) -> str:
-    """One call, every value in its plainest form, as ``words: value`` fields: the
-    description's words when they single the parameter out, none when the value's type
-    does, and the parameter's name only when nothing else can."""
+    """One call, every value in its plainest form: as a ``words: value`` field when the
+    description's words single the parameter out, else bare (its type, or its place next
+    to a twin, says which). Never the parameter's name: a value that cannot be tied to its
+    parameter without it is left to fail, and the example is filtered."""
     props = parameters(tool).get("properties", {})
     cues = {name: cue(name, props.get(name, {}), tool) for name in props}
     parts, bare = [], []
     for name, value in call.arguments.items():
         schema = props.get(name, {})
         words = cues[name]
-        if words and list(cues.values()).count(words) == 1:
+        if words and list(cues.values()).count(words) == 1 and _distinct(name, words, props):
             parts.append(f"{words}: {_plain(schema, value)}")
-        elif _only_of_type(name, call, props):
-            bare.append(_plain(schema, value))
         else:
-            parts.append(f"{label(name)}: {_plain(schema, value)}")
+            bare.append(_plain(schema, value))
     vp = verb_phrase(call.name)
     head = " at " + ", ".join(bare) if bare else ""
     tail = (" — " + "; ".join(parts)) if parts else ""
     return f"{vp[0].upper()}{vp[1:]}{head}{tail}."
+
+
+def _distinct(name: str, words: str, props: Mapping[str, Any]) -> bool:
+    """Whether no other parameter's name and description hold all of ``words``."""
+    said = set(re.findall(r"[a-z]+", words.lower())) - _DANGLING - _EMPTY
+    for other, schema in props.items():
+        if other != name:
+            theirs = f"{other.replace('_', ' ')} {schema.get('description', '')}".lower()
+            if said <= set(re.findall(r"[a-z]+", theirs)):
+                return False
+    return bool(said)
 
 
 def _only_of_type(name: str, call: Call, props: Mapping[str, Any]) -> bool:
@@ -200,11 +218,14 @@ def _unleaked(tool: Tool, calls: Sequence[Call], seed: int) -> str:
 
 
 def _says(text: str, name: str, values: str) -> bool:
-    for form in {name.lower(), name.lower().replace("_", " ")}:
-        pattern = rf"(?<![\w]){re.escape(form)}(?![\w])"
-        if re.search(pattern, text) and not re.search(pattern, values):
-            return True
-    return False
+    pattern = _name_pattern(name)
+    return bool(pattern.search(text)) and not pattern.search(values)
+
+
+@lru_cache(maxsize=4096)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    forms = {name.lower(), name.lower().replace("_", " ")}
+    return re.compile("|".join(rf"(?<![\w]){re.escape(f)}(?![\w])" for f in forms))
 
 
 def _natural(tool: Tool, calls: Sequence[Call], rng: random.Random) -> str:
@@ -212,7 +233,7 @@ def _natural(tool: Tool, calls: Sequence[Call], rng: random.Random) -> str:
     props = parameters(tool).get("properties", {})
     varying = _varying(calls[0], calls[1]) if len(calls) > 1 else None
     phrases = []
-    for group in _twins(call, props, tool, rng):
+    for group in _twins(call, props, tool, rng, varying):
         if len(group) > 1:  # same words, same type: said together, in the schema's order
             said = [_value(n, props[n], call.arguments[n], rng) for n in group]
             words = cue(group[0], props[group[0]], tool)
@@ -225,13 +246,17 @@ def _natural(tool: Tool, calls: Sequence[Call], rng: random.Random) -> str:
     return _shape(vp, [p for p in phrases if p], rng)
 
 
-def _twins(call: Call, props: Mapping[str, Any], tool: Tool, rng: random.Random) -> list[list[str]]:
-    """The stated parameters in a shuffled order, those sharing words and type grouped."""
+def _twins(
+    call: Call, props: Mapping[str, Any], tool: Tool, rng: random.Random, varying: str | None
+) -> list[list[str]]:
+    """The stated parameters in a shuffled order, those sharing words and type grouped
+    (never the one value that varies across the sentence's calls)."""
     groups: dict[tuple[str, Any], list[str]] = {}
     for name in props:
         if name in call.arguments:
             schema = props[name]
-            key = (cue(name, schema, tool) or name, schema.get("type"))
+            words = cue(name, schema, tool) or name
+            key = (name if name == varying else words, schema.get("type"))
             groups.setdefault(key, []).append(name)
     out = list(groups.values())
     rng.shuffle(out)
