@@ -74,6 +74,21 @@ _RELATIVE = re.compile(
     re.I,
 )
 _NOT_NAMES = frozenset("i i'm i'd i'll also then and please can could what how".split())
+_REGIONS = frozenset(
+    (
+        "alabama alaska arizona arkansas california colorado connecticut delaware florida "
+        "georgia hawaii idaho illinois indiana iowa kansas kentucky louisiana maine maryland "
+        "massachusetts michigan minnesota mississippi missouri montana nebraska nevada ohio "
+        "oklahoma oregon pennsylvania tennessee texas utah vermont virginia washington "
+        "wisconsin wyoming usa uk england scotland france germany italy spain japan china "
+        "india canada australia brazil mexico russia egypt kenya nigeria portugal greece "
+        "ireland netherlands sweden norway denmark switzerland austria poland turkey"
+    ).split()
+    + "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV "
+    "NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC US".lower().split()
+    + ["new york", "new jersey", "new mexico", "north carolina", "south carolina"]
+)
+"""What may follow a place after a comma and belong to it ("Miami, Florida", "Austin, TX")."""
 _WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 _SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 
@@ -201,6 +216,7 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
         if not set(m[1].split()) <= _FILLER:
             add(m.start(1), m.end(1), "phrase", m[1])
     spans.sort()
+    spans = _places(text, spans)
     out, previous = [], 0
     for span in spans:
         out.append(_mention(text, *span, previous))
@@ -208,6 +224,28 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
             tail = _AS_TAIL.match(text, span[1])  # "JFK as the departure airport": its words
             previous = tail.end() if tail else span[1]
     return out
+
+
+def _places(
+    text: str, spans: list[tuple[int, int, str, object]]
+) -> list[tuple[int, int, str, object]]:
+    """ "Miami, Florida" is one place: a name, a comma, then a state or country name."""
+    out: list[tuple[int, int, str, object]] = []
+    for span in spans:
+        if out and _region_after(text, out[-1], span):
+            start = out[-1][0]
+            out[-1] = (start, span[1], "name", text[start : span[1]])
+            continue
+        out.append(span)
+    return out
+
+
+def _region_after(
+    text: str, place: tuple[int, int, str, object], span: tuple[int, int, str, object]
+) -> bool:
+    names = place[2] == "name" and span[2] == "name"
+    region = str(span[3]).lower() in _REGIONS
+    return names and region and re.fullmatch(r",\s*", text[place[1] : span[0]]) is not None
 
 
 def _joined_time(

@@ -43,7 +43,8 @@ __all__ = ["read"]
 
 _CLAUSE = re.compile(
     r"(?<=[.?!])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
-    r"and then|then|furthermore|moreover|plus)\b,?\s*",
+    r"and then|then|furthermore|moreover|plus)\b,?\s*|"
+    r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|last|other)\b)",
     re.I,
 )
 _EXAMPLES = re.compile(
@@ -208,7 +209,7 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         whole = _stems(query)
         scores = [sum(s.words[w] * idf[w] for w in whole if w in s.words) for s in specs]
         best = max(range(len(specs)), key=lambda i: scores[i])
-        if scores[best] < 1.0:
+        if scores[best] < (0.5 if len(specs) == 1 else 1.0):
             return []
         owners = [best] * len(clauses)
     segments: list[tuple[int, list[str]]] = []
@@ -330,6 +331,8 @@ def _coordinated(text: str, first: Mention, then: Mention) -> bool:
 def _admissible(param: _Param, mention: Mention) -> bool:
     """An optional parameter takes a value only when the query ties it to the parameter."""
     if mention.kind in ("phrase", "spelled"):
+        return False
+    if param.kind == "string" and mention.kind in ("number", "percent"):
         return False
     if mention.kind == "name":
         return _evidence(param, mention)
