@@ -28,7 +28,12 @@ _NO = frozenset("no false off n".split())
 
 def split_fields(text: str) -> list[tuple[str, str, tuple[int, int]]]:
     """``(label, value, span)`` of every ``label: value`` field in ``text``."""
-    return [(m[1].strip(), m[2].strip().rstrip(".?!"), m.span()) for m in _FIELD.finditer(text)]
+    quoted = [q.span() for q in re.finditer(r"'[^']*'|\"[^\"]*\"", text)]
+    return [
+        (m[1].strip(), m[2].strip().rstrip(".?!"), m.span())
+        for m in _FIELD.finditer(text)
+        if not any(s < m.start(1) < e for s, e in quoted)  # "'Zelda: Breath of the Wild'"
+    ]
 
 
 def parse_value(schema: Mapping[str, Any], text: str, kind_of: Callable[[Any], str]) -> Any:

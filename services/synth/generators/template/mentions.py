@@ -47,7 +47,8 @@ _SPELLED = re.compile(
     + r"))?)(?:\s(?:hundred|thousand|million))?\b(?!-)",
     re.I,
 )
-_QUOTED = re.compile(r"(?<![A-Za-z])'([^']{1,80})'(?![A-Za-z])|\"([^\"]{1,80})\"|“([^”]{1,80})”")
+_QUOTED = re.compile(r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”")
+_TUPLE = re.compile(r"\((\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+\s*)\)")
 _LIST = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\]){1,400})\]")
 _CODE = re.compile(
     r"(?<![\w/])(?=[\w/.:-]*\d)(?=[\w/.:-]*[A-Za-z/])[A-Za-z0-9][\w/.:-]*[A-Za-z0-9](?![\w/])"
@@ -174,6 +175,8 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
         add(m.start(), m.end(), "quoted", next(g for g in m.groups() if g is not None))
     for m in _LIST.finditer(text):
         add(m.start(), m.end(), "list", m[1])
+    for m in _TUPLE.finditer(text):  # "(40.71, -74.00)": a pair of coordinates
+        add(m.start(), m.end(), "list", m[1])
     for m in _STAMP.finditer(text):
         add(m.start(), m.end(), "datetime", f"{m[1]}T{m[2]}:{m[3]}:00Z")
     times = find_times(text)
@@ -194,7 +197,7 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
     for m in _CODE.finditer(text):
         add(m.start(), m.end(), "code", m[0])
     for m in _CAP.finditer(text):
-        start, name = m.start(), m[0].rstrip(".")
+        start, name = m.start(), re.sub(r"'s$", "", m[0].rstrip("."))
         if _sentence_start(text, start):  # the sentence's first word is capitalised anyway
             first = name.split(" ", 1)
             if len(first) == 1:

@@ -61,6 +61,12 @@ _EXTRA_STOP = frozenset(
     "what how much many who which when where find get calculate give show tell me do does "
     "will would should the of given specific certain some also want know".split()
 )
+_PLACE = frozenset("location city place area region country state address town".split())
+_PLACE_PREP = frozenset("in near at around".split())
+_DATE_FORMS = (
+    ("yyyy-mm-dd", "%Y-%m-%d"), ("mm-dd-yyyy", "%m-%d-%Y"), ("dd-mm-yyyy", "%d-%m-%Y"),
+    ("mm/dd/yyyy", "%m/%d/%Y"), ("dd/mm/yyyy", "%d/%m/%Y"), ("yyyy/mm/dd", "%Y/%m/%d"),
+)  # fmt: skip
 _GENERIC = frozenset("include is get flag whether enable use show".split())
 _COMPAT: dict[str, dict[str, float]] = {
     "integer": {"number": 1.0, "percent": 0.6, "spelled": 0.5},
@@ -247,6 +253,12 @@ def _score(param: _Param, mention: Mention) -> float:
     compat = _COMPAT.get(kind, {}).get(mention.kind, 0.0)
     if not compat:
         return 0.0
+    if (
+        kind == "string"
+        and mention.kind == "number"
+        and re.search(r"(?:^|_)(?:id|number|code)$", param.name, re.I)
+    ):
+        compat = 0.9  # "patient with id 546382"
     if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
         return 0.0
     fmt = schema.get("format")
@@ -257,6 +269,8 @@ def _score(param: _Param, mention: Mention) -> float:
     if not compat:
         return 0.0
     context = 0.0
+    if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
+        context += 1.0  # "in Brooklyn", "near Berlin" for a location
     for distance, word in enumerate(reversed(mention.before)):
         if word == "=" + param.name.lower():
             return compat * 100.0
@@ -407,9 +421,20 @@ def _convert(param: _Param, mention: Mention) -> Any:
     if mention.kind in ("number", "spelled"):
         value = float(mention.value)  # type: ignore[arg-type]
         return str(int(value)) if value.is_integer() else str(value)
-    if mention.kind in ("quoted", "date", "time", "datetime"):
+    if mention.kind == "date":
+        return _date_as(param, str(mention.value))
+    if mention.kind in ("quoted", "time", "datetime"):
         return str(mention.value)
     return mention.text
+
+
+def _date_as(param: _Param, iso: str) -> str:
+    """An ISO date in the format the parameter's description asks for ("MM-DD-YYYY")."""
+    description = str(param.schema.get("description", "")).lower()
+    for said, form in _DATE_FORMS:
+        if said in description:
+            return date.fromisoformat(iso).strftime(form)
+    return iso
 
 
 def _list(inner: _Param, text: str) -> list[Any]:
