@@ -319,7 +319,7 @@ def _flag(words: str, value: bool, rng: random.Random) -> str:
     if not words:
         return ""
     if value:
-        return rng.choice(("and {w}", "with {w}", "{w} too")).format(w=words)
+        return rng.choice(("{w}", "also {w}", "{w} too")).format(w=words)
     return rng.choice(("without {w}", "and not {w}", "no {w}")).format(w=words)
 
 
