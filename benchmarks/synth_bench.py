@@ -14,6 +14,14 @@ generator, same truths, same run. Figures:
   (0..1) of function use over the accepted examples' calls, against the catalog's size.
 - ``category_shares``: categories among accepted examples.
 - ``duplicate_query_rate``: share of accepted examples whose query repeats an earlier one.
+- ``label_leak_rate`` / ``baseline_label_leak_rate``: share of accepted queries that say a
+  parameter name their calls set, raw or split at ``_`` (:mod:`services.synth.naturalness`);
+  ``distinct_2`` / ``baseline_distinct_2``: distinct word bigrams over all bigrams of the
+  accepted queries; ``mean_query_words`` / ``baseline_mean_query_words``.
+- ``stage1_refined_rate``: share of ground truths stage 1's plausibility check refined.
+- ``bfcl_solver_accuracy``: the stage-3 reader alone on BFCL's own questions (bfcl-eval's
+  data, judged by its ``ast_checker``), per category, on the held-out half (odd positions in
+  each data file; the even half is the one it was tuned on, ``bfcl_solver_accuracy_tuned``).
 - ``sample_us``: microseconds per stage-1 ground truth (:meth:`Sampler.sample`, built-in
   catalog, 2000 draws); ``simple_check_us``: microseconds per call check
   (:func:`~services.synth.checker.check_calls`) of a correct one-call ``simple`` answer
@@ -39,6 +47,7 @@ from services.synth.calls import CATEGORIES, GroundTruth
 from services.synth.catalog import builtin_catalog
 from services.synth.checker import check_calls
 from services.synth.generators.template import TemplateGenerator
+from services.synth.naturalness import distinct_2, leaks_label, mean_words
 from services.synth.pipeline import Outcome, synthesize
 from services.synth.sampling import Sampler, normalised_entropy
 
@@ -63,6 +72,34 @@ def _by_category(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
     seen = Counter(o.truth.category for o in outcomes)
     kept = Counter(o.truth.category for o in outcomes if o.accepted)
     return {c: round(kept[c] / seen[c], 4) if seen[c] else None for c in CATEGORIES}
+
+
+def _naturalness(outcomes: Sequence[Outcome], prefix: str = "") -> dict[str, float]:
+    kept = [o for o in outcomes if o.accepted]
+    queries = [o.query for o in kept]
+    leaks = sum(leaks_label(o.query, o.truth) for o in kept)
+    return {
+        f"{prefix}label_leak_rate": round(leaks / len(kept), 4) if kept else 0.0,
+        f"{prefix}distinct_2": round(distinct_2(queries), 4),
+        f"{prefix}mean_query_words": round(mean_words(queries), 2),
+    }
+
+
+def _refined_rate(outcomes: Sequence[Outcome]) -> float:
+    refined = sum(sum(t["stage"] == "truth" for t in o.trace) > 1 for o in outcomes)
+    return round(refined / len(outcomes), 4) if outcomes else 0.0
+
+
+def bfcl_solver() -> dict[str, Any]:
+    """The reader's accuracy on BFCL per category: held-out half, and the tuned half."""
+    from services.synth.bfcl.solver_eval import solver_accuracy
+
+    held, tuned = solver_accuracy("held_out"), solver_accuracy("tuned")
+    return {
+        "bfcl_solver_accuracy": {c: r["accuracy"] for c, r in held.items()},
+        "bfcl_solver_accuracy_tuned": {c: r["accuracy"] for c, r in tuned.items()},
+        "bfcl_solver_split": "held out: odd positions in each bfcl-eval data file (tuned: even)",
+    }
 
 
 def _best_us(action: Any, rounds: int = 2000, repeats: int = 3) -> float:
@@ -120,8 +157,12 @@ def run(*, n: int, seed: int = 0, max_refine_rounds: int = 3) -> dict[str, Any]:
         "function_usage_entropy": _entropy(outcomes, len(tools)),
         "category_shares": _shares(outcomes),
         "duplicate_query_rate": _duplicate_rate(outcomes),
+        **_naturalness(outcomes),
+        "stage1_refined_rate": _refined_rate(outcomes),
         "baseline_acceptance_rate": round(sum(o.accepted for o in baseline) / n, 4),
         "baseline_function_usage_entropy": _entropy(baseline, len(tools)),
+        **_naturalness(baseline, "baseline_"),
+        **bfcl_solver(),
         **micro(tools, seed=seed),
         "python_calibration_us": calibration,
     }

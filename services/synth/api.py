@@ -101,9 +101,7 @@ async def cancel_job(job_id: str, request: Request) -> SynthJobOut:
     return SynthJobOut.from_job(job)
 
 
-@router.get(
-    "/jobs/{job_id}/examples", response_model=ExamplesPage, responses=error_responses(404)
-)
+@router.get("/jobs/{job_id}/examples", response_model=ExamplesPage, responses=error_responses(404))
 async def job_examples(
     job_id: str,
     request: Request,
@@ -138,9 +136,7 @@ def _export_line(fmt: ExportFormat) -> Callable[[store.ExampleRow], dict[str, An
     return lambda row: bfcl_row(bfcl_id(row.category, row.seq), row.query or "", row.ground_truth())
 
 
-@router.get(
-    "/jobs/{job_id}/export", response_class=NDJSONResponse, responses=error_responses(404)
-)
+@router.get("/jobs/{job_id}/export", response_class=NDJSONResponse, responses=error_responses(404))
 async def export_job(
     job_id: str,
     request: Request,

@@ -93,13 +93,19 @@ def stage_counts(outcome: Outcome) -> dict[str, int]:
     """One example's counts, from its trace. Refines: rounds of a stage beyond its first.
     Stage 2 passes when the query stage 3 worked from was verified, fails when the example
     ended on a rejected query; stage 3 passes when the example was accepted, fails when it
-    ended on calls that did not reproduce the ground truth."""
+    ended on calls that did not reproduce the ground truth. Stage 1 passes when the ground
+    truth was (or was refined into) a plausible one, fails when it stayed implausible."""
     queries = [s for s in outcome.trace if s.get("stage") == "query"]
     answers = [s for s in outcome.trace if s.get("stage") == "calls"]
+    truths = [s for s in outcome.trace if s.get("stage") == "truth"]
     last = outcome.trace[-1] if outcome.trace else {}
     ended_ok = bool(last.get("verdict", {}).get("ok"))
     ended_on_query = last.get("stage") == "query"
+    ended_on_truth = last.get("stage") == "truth"
     return {
+        "s1_passes": int(bool(truths) and not ended_on_truth),
+        "s1_refines": max(0, len(truths) - 1),
+        "s1_failures": int(ended_on_truth and not ended_ok),
         "s2_passes": int(bool(queries) and not ended_on_query),
         "s2_refines": max(0, len(queries) - 1),
         "s2_failures": int(ended_on_query and not ended_ok),
@@ -139,7 +145,7 @@ class Tally:
         return {
             "target": spec.n,
             "max_samples": spec.max_samples,
-            "stage1": {"sampled": self.sampled},
+            "stage1": {"sampled": self.sampled, **stage(1)},
             "stage2": stage(2),
             "stage3": stage(3),
             "accepted": self.accepted,

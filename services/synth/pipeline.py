@@ -1,4 +1,7 @@
-"""The ToolLoop's stages 2 and 3 around any generator: generate → verify → refine.
+"""The ToolLoop's stages around any generator: generate → verify → refine.
+
+Stage 1's ground truth is first checked for plausibility and refined with the check's
+issues (:mod:`services.synth.plausibility`; trace stage ``truth``).
 
 Stage 2 writes the query from the ground truth and :func:`check_query` verifies it; stage 3
 answers the query from the candidate tools alone and :func:`check_calls` compares the answer
@@ -18,6 +21,7 @@ from typing import Any
 from services.synth.calls import Call, GroundTruth, Issue, Verdict
 from services.synth.checker import check_calls
 from services.synth.generators.base import Generator
+from services.synth.plausibility import refine_truth
 from services.synth.query_check import check_query, truth_calls
 
 __all__ = ["Outcome", "synthesize"]
@@ -66,9 +70,13 @@ def synthesize(
     seed: int,
     feedback: bool = True,
 ) -> Outcome:
-    """Run stages 2 and 3 for ``truth``; at most ``max_refine_rounds`` refinements in all."""
+    """Check stage 1's ``truth`` for plausibility (refining it, its own rounds), then run
+    stages 2 and 3; at most ``max_refine_rounds`` refinements for those two in all."""
     trace: list[dict[str, Any]] = []
     budget = max_refine_rounds if feedback else 0
+    truth, plausible, _ = refine_truth(truth, rounds=budget, seed=seed, trace=trace)
+    if not plausible:
+        return Outcome(False, truth, "", (), 0, trace)
     rounds = 0
     query: str | None = None
     query_issues: Sequence[Issue] = ()

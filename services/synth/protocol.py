@@ -97,9 +97,7 @@ class SynthesizeRequest(BaseModel):
     inline list of at most 10 000 tools."""
     n: StrictInt = Field(100, ge=1, le=MAX_N)
     """Accepted examples wanted (at most ``REFINERY_SYNTH_MAX_N``)."""
-    mix: dict[Annotated[str, Field(max_length=50)], MixWeight] | None = Field(
-        None, max_length=16
-    )
+    mix: dict[Annotated[str, Field(max_length=50)], MixWeight] | None = Field(None, max_length=16)
     """Category weights in [0, 1e6], at least one positive, e.g.
     ``{"simple": 0.4, "parallel": 0.6}``; None: the sampler's."""
     generator: Annotated[str, Field(max_length=50)] = "template"
@@ -112,7 +110,6 @@ class SynthesizeRequest(BaseModel):
     """Drop tools that overlap BFCL's own functions first (the job reports them)."""
     feedback: StrictBool = True
     """Pass the checkers' issues to each refinement round (off: plain resampling)."""
-
 
     @field_validator("catalog")
     @classmethod

@@ -75,7 +75,8 @@ def check_query(query: str, truth: GroundTruth) -> Verdict:
 def _recoverable(value: Any, schema: Mapping[str, Any], name: str, said: _Said) -> bool:
     kind = schema.get("type")
     if isinstance(value, bool):
-        return said.has(label(name).split()[-1])
+        cues = [w for w in norm(str(schema.get("description", ""))).split() if len(w) > 3]
+        return said.has(label(name).split()[-1]) or any(said.has(w) for w in cues)
     if isinstance(value, int | float):
         return any(abs(n - value) < 1e-9 for n in said.numbers)
     if isinstance(value, list):

@@ -94,6 +94,7 @@ class ExampleRow(SQLModel, table=True):
 RECORDS_STREAM = "synth.examples"
 """Appends to the examples table are serialised so the records cursor never skips a row."""
 
+
 def truth_to_json(truth: GroundTruth) -> dict[str, Any]:
     return {
         "category": truth.category,

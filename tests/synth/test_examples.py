@@ -27,17 +27,26 @@ def _tool(name: str, props: dict, required: list[str]) -> dict:
 ALARM = _tool(
     "set_alarm",
     {
-        "time": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"},
-        "repeat": {"type": "boolean", "default": False},
+        "time": {
+            "type": "string",
+            "pattern": "^[0-2][0-9]:[0-5][0-9]$",
+            "description": "When to ring, HH:MM",
+        },
+        "repeat": {"type": "boolean", "default": False, "description": "Ring again every day"},
     },
     ["time"],
 )
 PLAYLIST = _tool(
     "create_playlist",
     {
-        "name": {"type": "string"},
-        "songs": {"type": "array", "items": {"type": "string"}},
-        "mode": {"type": "string", "enum": ["shuffle", "ordered"], "default": "ordered"},
+        "name": {"type": "string", "description": "Title of the new playlist"},
+        "songs": {"type": "array", "items": {"type": "string"}, "description": "Songs to add"},
+        "mode": {
+            "type": "string",
+            "enum": ["shuffle", "ordered"],
+            "default": "ordered",
+            "description": "Playback order",
+        },
     },
     ["name"],
 )

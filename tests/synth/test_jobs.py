@@ -202,8 +202,10 @@ def _outcome(trace: list[tuple[str, bool]], accepted: bool) -> Outcome:
 
 
 def test_stage_counts_and_tally() -> None:
-    accepted = stage_counts(_outcome([("query", False), ("query", True), ("calls", True)], True))
+    trace = [("truth", False), ("truth", True), ("query", False), ("query", True), ("calls", True)]
+    accepted = stage_counts(_outcome(trace, True))
     assert accepted == {
+        "s1_passes": 1, "s1_refines": 1, "s1_failures": 0,
         "s2_passes": 1, "s2_refines": 1, "s2_failures": 0,
         "s3_passes": 1, "s3_refines": 0, "s3_failures": 0,
     }  # fmt: skip
@@ -212,13 +214,16 @@ def test_stage_counts_and_tally() -> None:
     bad_calls = stage_counts(_outcome([("query", True), ("calls", False), ("calls", False)], False))
     assert bad_calls["s3_failures"] == 1 and bad_calls["s3_refines"] == 1
     assert bad_calls["s2_passes"] == 1
+    implausible = stage_counts(_outcome([("truth", False)], False))
+    assert implausible["s1_failures"] == 1 and implausible["s2_failures"] == 0
     tally = Tally.of([(True, accepted), (False, bad_query), (False, bad_calls)])
     request = SynthesizeRequest(n=2)
     from services.synth.jobs import JobSpec
 
     spec = JobSpec((), request.n, 6, 0, "template", 3)
     progress = tally.progress(spec)
-    assert progress["stage1"] == {"sampled": 3} and progress["accepted"] == 1
+    assert progress["stage1"] == {"sampled": 3, "passes": 1, "refines": 1, "failures": 0}
+    assert progress["accepted"] == 1
     assert progress["stage2"] == {"passes": 2, "refines": 1, "failures": 1}
     assert progress["stage3"] == {"passes": 1, "refines": 1, "failures": 1}
     assert progress["acceptance_rate"] == 0.3333 and progress["fraction"] == 0.5

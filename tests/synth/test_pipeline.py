@@ -17,7 +17,10 @@ WEATHER = {
         "parameters": {
             "type": "object",
             "required": ["city"],
-            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "properties": {
+                "city": {"type": "string", "description": "City to report on"},
+                "days": {"type": "integer", "description": "How many days ahead to forecast"},
+            },
         },
     },
 }
@@ -69,6 +72,7 @@ def test_feedback_refines_both_stages_and_records_every_round() -> None:
     outcome = synthesize(TRUTH, generator, seed=1)
     assert outcome.accepted and outcome.calls == TRUTH.calls
     assert [(t["stage"], t["round"], t["verdict"]["ok"]) for t in outcome.trace] == [
+        ("truth", 0, True),
         ("query", 0, False),
         ("query", 1, True),
         ("calls", 1, False),
@@ -80,17 +84,17 @@ def test_feedback_refines_both_stages_and_records_every_round() -> None:
     issues = generator.seen[3][1]
     assert issues and issues[0].code == "misread" and issues[0].call == 0
     assert issues[0].param == "city"
-    assert outcome.trace[0]["verdict"]["issues"][0]["param"] == "days"
+    assert outcome.trace[1]["verdict"]["issues"][0]["param"] == "days"
 
 
 def test_without_feedback_one_shot_then_filter() -> None:
     outcome = synthesize(TRUTH, Scripted(), seed=1, feedback=False)
-    assert not outcome.accepted and outcome.refine_rounds == 0 and len(outcome.trace) == 1
+    assert not outcome.accepted and outcome.refine_rounds == 0 and len(outcome.trace) == 2
 
 
 def test_rounds_are_bounded() -> None:
     outcome = synthesize(TRUTH, Scripted(query_fixes=False), seed=1, max_refine_rounds=2)
-    assert not outcome.accepted and outcome.refine_rounds == 2 and len(outcome.trace) == 3
+    assert not outcome.accepted and outcome.refine_rounds == 2 and len(outcome.trace) == 4
 
 
 def test_misread_maps_answer_calls_to_ground_truth_calls() -> None:

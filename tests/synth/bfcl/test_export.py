@@ -37,13 +37,22 @@ def _export(tmp_path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in body.splitlines()]
 
 
+def _first(options: dict[str, list[Any]]) -> dict[str, Any]:
+    """Each key's first accepted value, nested dicts (and lists of them) included."""
+    return {key: _pick(values[0]) for key, values in options.items() if values and values[0] != ""}
+
+
+def _pick(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _first(value)
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [_first(v) for v in value]
+    return value
+
+
 def _first_choices(answer: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A model output that picks each parameter's first accepted value."""
-    return [
-        {name: {key: values[0] for key, values in args.items() if values and values[0] != ""}}
-        for call in answer
-        for name, args in call.items()
-    ]
+    return [{name: _first(args)} for call in answer for name, args in call.items()]
 
 
 def test_ids_name_bfcl_v4_categories() -> None:

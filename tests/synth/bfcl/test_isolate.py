@@ -8,7 +8,7 @@ import pytest
 
 from services.synth.bfcl.convert import from_bfcl_function
 from services.synth.bfcl.data import all_functions, load_cases
-from services.synth.bfcl.isolate import isolate, normalise_name, signature
+from services.synth.bfcl.isolate import NEAR_THRESHOLD, isolate, normalise_name, signature
 from services.synth.calls import Tool, tool_name
 
 
@@ -87,3 +87,31 @@ def test_builtin_catalog_keeps_no_overlap() -> None:
     assert len(kept) + len(dropped) == len(catalog)
     bfcl_names = {normalise_name(f["name"]) for f in all_functions()}
     assert not any(normalise_name(tool_name(t)) in bfcl_names for t in kept)
+
+
+def test_renamed_bfcl_function_is_a_near_match_with_its_score() -> None:
+    original = next(
+        f for f in all_functions() if len((f.get("parameters") or {}).get("properties") or {}) >= 2
+    )
+    props = original["parameters"]["properties"]
+    renamed = {
+        **original,
+        "name": "my_fresh_helper",
+        "parameters": {
+            "type": "dict",
+            "properties": {f"arg_{i}": v for i, v in enumerate(props.values())},
+            "required": [],
+        },
+    }
+    kept, dropped = isolate([from_bfcl_function(renamed)])
+    assert kept == []
+    assert dropped[0]["reason"] == "similar"
+    assert dropped[0]["bfcl_function"] == original["name"]
+    assert NEAR_THRESHOLD <= dropped[0]["score"] <= 1.0
+
+
+def test_unrelated_tool_scores_below_the_threshold() -> None:
+    fresh = tool("summarise_meeting_notes", {"notes_markdown": {"type": "string"}})
+    kept, dropped = isolate([fresh], BFCL)
+    assert kept == [fresh] and dropped == []
+    assert all(d["score"] == 1.0 for d in isolate([tool("math_hypot", {})], BFCL)[1])

@@ -1,4 +1,4 @@
-"""The ``template`` generator: seeded phrasings for stage 2, a schema-driven parser for stage 3.
+"""The ``template`` generator: natural phrasings for stage 2, a forward reader for stage 3.
 
 Deterministic given the seed, no model, no network: the embedded default and the baseline
 every model-backed generator is measured against.
@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool
+from services.synth.generators.template.reader import read
 from services.synth.generators.template.realiser import realise
-from services.synth.generators.template.solver import solve
 
 __all__ = ["TemplateGenerator"]
 
 
 class TemplateGenerator:
-    """Writes queries with :func:`realise` and reads them back with :func:`solve`.
+    """Writes queries with :func:`realise` and reads them with :func:`read`.
 
     The solver never sees the ground truth: only the query and the candidate schemas.
     Feedback on stage 3 names parameters, not values, so a retry re-reads the query with the
@@ -44,4 +44,4 @@ class TemplateGenerator:
         issues: Sequence[Issue] = (),
         seed: int = 0,
     ) -> tuple[Call, ...]:
-        return solve(query, tools)
+        return read(query, tools)

@@ -1,0 +1,285 @@
+"""What a query mentions, before anyone asks which parameter it is for. Pure.
+
+A :class:`Mention` is a span of the query that can be an argument value: a number (digits,
+``1,200``, ``5%``, ``$40``, ``3.5e-6``, a number word), a date (any form
+:func:`~services.synth.surface.find_dates` reads, or a relative one against a reference
+date), a clock time, quoted text, a bracketed list, a code (``LH400``, ``2022/AL2562``), a
+name (a run of capitalised words), or a plain noun phrase (the words after a preposition).
+Each mention keeps the words just before and after it, which is how the reader ties it to a
+parameter's description.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from services.synth.surface import find_dates, find_times
+
+__all__ = ["Mention", "find_mentions", "relative_dates", "words"]
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+(?:\.\d+)?")
+_NUM_WORDS = {
+    w: i
+    for i, w in enumerate(
+        (
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+        ).split()
+    )
+}
+_TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80}
+_SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+_NUMBER = re.compile(
+    r"(?<![\w.^/])(?P<cur>[$€£])?\s?(?P<num>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e-?\d+)?)"
+    r"(?P<pct>\s?%|\s?percent)?(?:\s(?P<scale>thousand|million|billion)\b)?"
+    r"(?P<unit>(?:cm|mm|km|kg|mg|lbs?|ft|ml|m|g|s|ms|h|hrs?|min|K|°[CF]?|[µu]F|mH|Hz|kHz|MHz|GHz|"
+    r"mV|V|mA|A|kW|W|kJ|J|N|kPa|Pa|atm|mph)(?![A-Za-z]))?(?![\w/]|-[\w]*\d|\.\d)",
+    re.I,
+)
+_SPELLED = re.compile(
+    r"\b(?:(?:"
+    + "|".join([*_NUM_WORDS, *_TENS])
+    + r")(?:[\s-](?:"
+    + "|".join(_NUM_WORDS)
+    + r"))?)(?:\s(?:hundred|thousand|million))?\b(?!-)",
+    re.I,
+)
+_QUOTED = re.compile(r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”")
+_TUPLE = re.compile(r"\((\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+\s*)\)")
+_LIST = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\]){1,400})\]")
+_CODE = re.compile(
+    r"(?<![\w/])(?=[\w/.:-]*\d)(?=[\w/.:-]*[A-Za-z/])[A-Za-z0-9][\w/.:-]*[A-Za-z0-9](?![\w/])"
+)
+_CAP = re.compile(
+    r"(?<![\w'])(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
+    r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w])|\d+\b))*"
+)
+_PHRASE = re.compile(
+    r"\b(?:in|for|of|from|to|at|on|about|near|by|between|called|named|titled)\s+(?:the\s+|a\s+|an\s+|my\s+)?"
+    r"([a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|if|is|are|as|"
+    r"using|under|over|within|per|than|when|where|while|after|before)\b)[a-z][\w'-]*){0,2})"
+)
+_STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})?")
+_AT = re.compile(r"^,?\s*(?:at|@)\s+")
+_TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
+_AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
+_FILLER = frozenset("a an the my me you it this that these those them there here some any".split())
+_SET = re.compile(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)")
+_RELATIVE = re.compile(
+    r"\b(today|tomorrow|yesterday|the day after tomorrow|"
+    r"(?:next|this|coming|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"in\s+(\d+|two|three|four|five|six|seven|ten)\s+days|next\s+week)\b",
+    re.I,
+)
+_NOT_NAMES = frozenset("i i'm i'd i'll also then and please can could what how".split())
+_REGIONS = frozenset(
+    (
+        "alabama alaska arizona arkansas california colorado connecticut delaware florida "
+        "georgia hawaii idaho illinois indiana iowa kansas kentucky louisiana maine maryland "
+        "massachusetts michigan minnesota mississippi missouri montana nebraska nevada ohio "
+        "oklahoma oregon pennsylvania tennessee texas utah vermont virginia washington "
+        "wisconsin wyoming usa uk england scotland france germany italy spain japan china "
+        "india canada australia brazil mexico russia egypt kenya nigeria portugal greece "
+        "ireland netherlands sweden norway denmark switzerland austria poland turkey"
+    ).split()
+    + "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV "
+    "NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC US".lower().split()
+    + ["new york", "new jersey", "new mexico", "north carolina", "south carolina"]
+)
+"""What may follow a place after a comma and belong to it ("Miami, Florida", "Austin, TX")."""
+_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One candidate value: its ``kind``, parsed ``value``, span and surrounding words."""
+
+    kind: str
+    value: object
+    start: int
+    end: int
+    text: str
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words and numbers of ``text``."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def relative_dates(text: str, reference: date) -> list[tuple[int, int, str]]:
+    """``tomorrow``, ``next Friday``, ``in 3 days`` as ``(start, end, iso)`` against
+    ``reference`` ("next Friday" is the first Friday after the reference date)."""
+    found = []
+    for m in _RELATIVE.finditer(text):
+        said = m[1].lower()
+        if said == "today":
+            day = reference
+        elif said == "tomorrow":
+            day = reference + timedelta(days=1)
+        elif said == "yesterday":
+            day = reference - timedelta(days=1)
+        elif said == "the day after tomorrow":
+            day = reference + timedelta(days=2)
+        elif said == "next week":
+            day = reference + timedelta(days=7)
+        elif m[2]:
+            ahead = (_WEEKDAYS.index(m[2].lower()) - reference.weekday() - 1) % 7 + 1
+            day = reference + timedelta(days=ahead)
+        else:
+            count = m[3].lower()
+            day = reference + timedelta(days=int(count) if count.isdigit() else _SMALL[count])
+        found.append((m.start(), m.end(), day.isoformat()))
+    return found
+
+
+def _spelled(text: str) -> float:
+    total, current = 0, 0
+    for word in re.split(r"[\s-]+", text.lower()):
+        if word in _NUM_WORDS:
+            current += _NUM_WORDS[word]
+        elif word in _TENS:
+            current += _TENS[word]
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word in _SCALE:
+            total, current = total + max(current, 1) * _SCALE[word], 0
+    return float(total + current)
+
+
+def _number(m: re.Match[str]) -> float:
+    value = float(m["num"].replace(",", ""))
+    scale = (m["scale"] or "").lower()
+    return value * {"thousand": 1000, "million": 1e6, "billion": 1e9}.get(scale, 1)
+
+
+def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
+    """Every mention in ``text``, in text order; spans never overlap (first finder wins)."""
+    spans: list[tuple[int, int, str, object]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, kind: str, value: object) -> None:
+        if any(s < end and start < e for s, e in taken):
+            return
+        taken.append((start, end))
+        spans.append((start, end, kind, value))
+
+    for m in _SET.finditer(text):  # "a=2", "x: 4" name the parameter outright
+        add(m.start(2), m.end(2), "number", float(m[2]))
+    for m in _QUOTED.finditer(text):
+        add(m.start(), m.end(), "quoted", next(g for g in m.groups() if g is not None))
+    for m in _LIST.finditer(text):
+        add(m.start(), m.end(), "list", m[1])
+    for m in _TUPLE.finditer(text):  # "(40.71, -74.00)": a pair of coordinates
+        add(m.start(), m.end(), "list", m[1])
+    for m in _STAMP.finditer(text):
+        add(m.start(), m.end(), "datetime", f"{m[1]}T{m[2]}:{m[3]}:00Z")
+    times = find_times(text)
+    for start, end, iso in find_dates(text):
+        joined = _joined_time(text, end, times)
+        if joined:
+            add(start, joined[0], "datetime", f"{iso}T{joined[1][:5]}:00Z")
+        add(start, end, "date", iso)
+    for m in _TAG.finditer(text):
+        add(m.start(), m.end(), "code", m[0])
+    for start, end, iso in relative_dates(text, reference) if reference else ():
+        add(start, end, "date", iso)
+    for start, end, clock in find_times(text):
+        add(start, end, "time", clock[:5])
+    for m in _NUMBER.finditer(text):  # numbers with a unit, currency or percent sign first
+        if m["unit"] or m["pct"] or m["cur"]:
+            add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
+    for m in _CODE.finditer(text):
+        add(m.start(), m.end(), "code", m[0])
+    for m in _CAP.finditer(text):
+        start, name = m.start(), re.sub(r"'s$", "", m[0].rstrip("."))
+        if _sentence_start(text, start):  # the sentence's first word is capitalised anyway
+            first = name.split(" ", 1)
+            if len(first) == 1:
+                continue
+            start, name = start + len(first[0]) + 1, first[1]
+        if name.lower() in _NOT_NAMES or name.split(" ", 1)[0].lower() in _NOT_NAMES:
+            continue
+        clash = min((s for s, e in taken if start < e and s < start + len(name)), default=None)
+        if clash is not None:  # "Bergen" before "March 3, 2027": keep the part before it
+            name = re.sub(r"(?:\s+(?:of|de|la|del|the|da|von|du))*\s*$", "", text[start:clash])
+            if not name or clash <= start:
+                continue
+        add(start, start + len(name), "name", name)
+    for m in _NUMBER.finditer(text):
+        add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
+    for m in _SPELLED.finditer(text):
+        add(m.start(), m.end(), "spelled", _spelled(m[0]))
+    for m in _PHRASE.finditer(text):
+        if not set(m[1].split()) <= _FILLER:
+            add(m.start(1), m.end(1), "phrase", m[1])
+    spans.sort()
+    spans = _places(text, spans)
+    out, previous = [], 0
+    for span in spans:
+        out.append(_mention(text, *span, previous))
+        if span[2] != "phrase":
+            tail = _AS_TAIL.match(text, span[1])  # "JFK as the departure airport": its words
+            previous = tail.end() if tail else span[1]
+    return out
+
+
+def _places(
+    text: str, spans: list[tuple[int, int, str, object]]
+) -> list[tuple[int, int, str, object]]:
+    """ "Miami, Florida" is one place: a name, a comma, then a state or country name."""
+    out: list[tuple[int, int, str, object]] = []
+    for span in spans:
+        if out and _region_after(text, out[-1], span):
+            start = out[-1][0]
+            out[-1] = (start, span[1], "name", text[start : span[1]])
+            continue
+        out.append(span)
+    return out
+
+
+def _region_after(
+    text: str, place: tuple[int, int, str, object], span: tuple[int, int, str, object]
+) -> bool:
+    names = place[2] == "name" and span[2] == "name"
+    region = str(span[3]).lower() in _REGIONS
+    return names and region and re.fullmatch(r",\s*", text[place[1] : span[0]]) is not None
+
+
+def _joined_time(
+    text: str, end: int, times: Sequence[tuple[int, int, str]]
+) -> tuple[int, str] | None:
+    """A clock time said right after a date ("May 3, 2026 at 09:30 UTC"): (its end, HH:MM)."""
+    at = _AT.match(text[end:])
+    if not at:
+        return None
+    for start, stop, clock in times:
+        if start == end + at.end():
+            utc = re.match(r"\s*UTC\b", text[stop:])
+            return stop + (utc.end() if utc else 0), clock
+    return None
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    before = text[:start].rstrip(" \"'“")
+    return not before or before[-1] in ".?!:;"
+
+
+def _mention(text: str, start: int, end: int, kind: str, value: object, floor: int) -> Mention:
+    """The mention with up to five words before it (not reaching back past the previous
+    mention: "base and height as 6 and 10" gives 10 no words) and three after."""
+    before = tuple(words(text[max(0, start - 60, floor) : start])[-5:])
+    tail = words(text[end : end + 60])
+    after = tuple(tail[:6]) if tail[:1] == ["as"] else tuple(tail[:1])
+    if kind == "number" and text[start] in "$€£":
+        after = (*after, "usd")
+    if kind == "number":
+        setting = re.search(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*$", text[:start])
+        if setting:
+            before = (*before, "=" + setting[1].lower())
+    return Mention(kind, value, start, end, text[start:end], before, after)

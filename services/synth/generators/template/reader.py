@@ -1,0 +1,544 @@
+"""Stage 3 of the template generator: read a request forward, against the candidate schemas.
+
+It sees the query, the candidate tools and (when the example pins one) the reference date;
+never the ground truth, and it knows nothing of how the realiser words things. It reads:
+
+1. **Which functions.** The query is cut into clauses (sentences, "also", "then",
+   "secondly"…). Each clause scores every tool by the words it shares with the tool's name,
+   description and parameter names, weighted by how rare a word is among the candidates
+   (IDF); a clause with no clear winner belongs to the previous clause's function.
+2. **Which values.** :func:`~services.synth.generators.template.mentions.find_mentions`
+   lists what could be a value (numbers with their units, dates, times, quoted text,
+   lists, codes, names). Each mention goes to the parameter it fits best: its type and
+   format first, then the words around it against the parameter's name and description
+   ("5 Ampere" ~ "the current in Amperes"). Enum values, and examples a description gives
+   ("e.g. vegan, gluten-free"), are found in the text directly; flags by their words, negated
+   by "not"/"without".
+3. **How many calls.** A parameter that receives several coordinated values ("Oslo and
+   Bergen", "20 and 15 minutes respectively") makes one call per value; the other
+   parameters are shared, or zipped when they received as many values. Array parameters
+   take every value they receive as one list.
+
+A query in which no tool scores at all yields no call: that is how irrelevance reads.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from functools import lru_cache
+from typing import Any
+
+from services.synth.calls import Call, Tool, parameters, tool_name
+from services.synth.generators.template.fields import parse_value, split_fields
+from services.synth.generators.template.mentions import Mention, find_mentions, words
+from services.synth.generators.template.phrases import STOPWORDS, VERB_SYNONYMS, stem
+from services.synth.surface import label
+
+__all__ = ["read"]
+
+_CLAUSE = re.compile(
+    r"(?<=[.?!])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
+    r"and then|then|furthermore|moreover|plus)\b,?\s*|"
+    r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|last|other)\b)",
+    re.I,
+)
+_EXAMPLES = re.compile(
+    r"(?:e\.g\.|eg\.|for example|such as|options include|options are|one of)[:,]?\s*"
+    r"(.+?)(?:\.\s|\.$|\)|$)",
+    re.I,
+)
+_QUOTED_HINT = re.compile(r"'([^']{1,40})'|\"([^\"]{1,40})\"")
+_NEGATION = frozenset("not no without don't dont exclude excluding never".split())
+_COORD = re.compile(
+    r"^[\s,]*(?:and|or|&|vs\.?|versus|,|then|while|as well as)?[\s,]*(?:\w+\s+){0,6}$", re.I
+)
+_EXTRA_STOP = frozenset(
+    "what how much many who which when where find get calculate give show tell me do does "
+    "will would should the of given specific certain some also want know".split()
+)
+_PLACE = frozenset("location city place area region country state address town".split())
+_PLACE_PREP = frozenset("in near at around".split())
+_DATE_FORMS = (
+    ("yyyy-mm-dd", "%Y-%m-%d"), ("mm-dd-yyyy", "%m-%d-%Y"), ("dd-mm-yyyy", "%d-%m-%Y"),
+    ("mm/dd/yyyy", "%m/%d/%Y"), ("dd/mm/yyyy", "%d/%m/%Y"), ("yyyy/mm/dd", "%Y/%m/%d"),
+)  # fmt: skip
+_GENERIC = frozenset("include is get flag whether enable use show".split())
+_COMPAT: dict[str, dict[str, float]] = {
+    "integer": {"number": 1.0, "percent": 0.6, "spelled": 0.5},
+    "number": {"number": 1.0, "percent": 1.0, "spelled": 0.5},
+    "string": {
+        "quoted": 1.0,
+        "name": 0.8,
+        "code": 0.8,
+        "date": 0.7,
+        "time": 0.7,
+        "phrase": 0.4,
+        "number": 0.15,
+    },
+}
+
+
+@dataclass
+class _Param:
+    name: str
+    schema: Mapping[str, Any]
+    kind: str
+    required: bool
+    stems: dict[str, float]
+    hints: tuple[str, ...]
+    shared: frozenset[str] = frozenset()
+    exclusive: bool = False
+    values: list[Any] = field(default_factory=list)
+    spans: list[Mention] = field(default_factory=list)
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in words(text) if w not in STOPWORDS and w not in _EXTRA_STOP}
+
+
+def _kind(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type", "string")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    return {"float": "number", "dict": "object", "tuple": "array", "any": "string"}.get(kind, kind)
+
+
+def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
+    """Values a parameter's description offers as examples ("e.g. vegan, gluten-free")."""
+    found: list[str] = []
+    text = str(schema.get("description", ""))
+    for m in _EXAMPLES.finditer(text):
+        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|/", m[1])]
+    found += [a or b for a, b in _QUOTED_HINT.findall(text)]
+    items = schema.get("items", {}) if isinstance(schema.get("items"), Mapping) else {}
+    enum = schema.get("enum") or items.get("enum") or ()
+    found += [str(v) for v in enum]
+    return tuple(dict.fromkeys(h for h in found if h and len(h) <= 40 and len(h.split()) <= 4))
+
+
+def _param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
+    key = (name, id(schema))
+    cached = _PARAMS.get(key)
+    if cached is None or cached[0] is not schema:
+        cached = (schema, _new_param(name, schema, required))
+        if len(_PARAMS) > 50_000:  # schemas of many catalogs: start over rather than grow
+            _PARAMS.clear()
+        _PARAMS[key] = cached
+    base = cached[1]
+    return _Param(base.name, schema, base.kind, required, base.stems, base.hints)
+
+
+_PARAMS: dict[tuple[str, int], tuple[Mapping[str, Any], _Param]] = {}
+
+
+def _new_param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
+    weights: dict[str, float] = {}
+    if re.search(
+        r"usd|dollar|price|cost|fare|amount|budget", str(schema.get("description", "")), re.I
+    ):
+        weights["usd"] = 1.0
+    for word in _stems(str(schema.get("description", ""))):
+        weights[word] = 1.0
+    for word in _stems(label(name)):
+        weights[word] = 2.0
+    return _Param(name, schema, _kind(schema), required, weights, _hints(schema))
+
+
+@dataclass(frozen=True)
+class _Tool:
+    tool: Tool
+    name: str
+    words: dict[str, float]
+    props: tuple[tuple[str, Mapping[str, Any], bool], ...]
+
+
+@lru_cache(maxsize=4096)
+def _tool_words(name: str, description: str, params: tuple[str, ...]) -> dict[str, float]:
+    weights: dict[str, float] = {}
+    for word in _stems(" ".join(label(p) for p in params)):
+        weights[word] = 0.5
+    for word in _stems(description):
+        weights[word] = 1.0
+    verb, *rest = label(re.sub(r"[.]", "_", name)).split() or [""]
+    for synonym in VERB_SYNONYMS.get(verb, ()):
+        for word in _stems(synonym):
+            weights[word] = max(weights.get(word, 0.0), 1.0)
+    for word in _stems(" ".join([verb, *rest])):
+        weights[word] = 2.0
+    return weights
+
+
+def _tool(tool: Tool) -> _Tool:
+    schema = parameters(tool)
+    props = schema.get("properties") or {}
+    required = set(schema.get("required") or ())
+    function = tool["function"]
+    weights = _tool_words(tool_name(tool), str(function.get("description", "")), tuple(props))
+    entries = tuple((k, v, k in required) for k, v in props.items() if isinstance(v, Mapping))
+    return _Tool(tool, tool_name(tool), weights, entries)
+
+
+def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tuple[Call, ...]:
+    """The calls that answer ``query`` from ``tools`` (none when no tool fits)."""
+    specs = [_tool(t) for t in tools]
+    if not specs or not query.strip():
+        return ()
+    groups = _route(query, specs)
+    calls: list[Call] = []
+    for spec, text in groups:
+        calls.extend(_calls(spec, text, reference))
+    return tuple(calls)
+
+
+def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
+    """Clauses grouped by the tool each one asks for, in order of first mention."""
+    df: dict[str, int] = {}
+    for spec in specs:
+        for word in spec.words:
+            df[word] = df.get(word, 0) + 1
+    idf = {w: math.log(1 + len(specs) / n) for w, n in df.items()}
+    clauses = [c for c in _CLAUSE.split(query) if c and c.strip(" ,.")]
+    owners: list[int | None] = []
+    for clause in clauses:
+        said = _stems(clause)
+        scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
+        best = max(range(len(specs)), key=lambda i: scores[i])
+        ranked = sorted(scores, reverse=True)
+        clear = scores[best] >= 1.0 and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
+        owners.append(best if clear else None)
+    if all(o is None for o in owners):
+        whole = _stems(query)
+        scores = [sum(s.words[w] * idf[w] for w in whole if w in s.words) for s in specs]
+        best = max(range(len(specs)), key=lambda i: scores[i])
+        if scores[best] < (0.5 if len(specs) == 1 else 1.0):
+            return []
+        owners = [best] * len(clauses)
+    segments: list[tuple[int, list[str]]] = []
+    pending: list[str] = []
+    for index, clause in enumerate(clauses):
+        owner = owners[index]
+        if owner is None and any(o is not None for o in owners[index:]):
+            pending.append(clause)  # context belongs to the next ask
+            continue
+        joins = segments and segments[-1][0] == owner and not pending
+        if owner is None or (joins and not _complete(specs[owner], clause)):
+            segments[-1][1].append(clause)
+            continue
+        segments.append((owner, [*pending, clause]))
+        pending = []
+    return [(specs[i], " ".join(parts)) for i, parts in segments]
+
+
+def _complete(spec: _Tool, clause: str) -> bool:
+    """Whether a clause holds a value for each of the tool's required parameters (then it
+    is a call of its own, not more values for the previous clause's call)."""
+    required = sum(1 for _, _, needed in spec.props if needed)
+    typed = [m for m in find_mentions(clause) if m.kind not in ("phrase", "spelled")]
+    return len(typed) >= max(required, 1)
+
+
+def _score(param: _Param, mention: Mention) -> float:
+    kind = param.kind
+    schema = param.schema
+    if kind == "array":
+        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        kind = _kind(items or {})
+        if mention.kind == "list":
+            return 2.0
+    compat = _COMPAT.get(kind, {}).get(mention.kind, 0.0)
+    if not compat:
+        return 0.0
+    if (
+        kind == "string"
+        and mention.kind == "number"
+        and re.search(r"(?:^|_)(?:id|number|code)$", param.name, re.I)
+    ):
+        compat = 0.9  # "patient with id 546382"
+    if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
+        return 0.0
+    fmt = schema.get("format")
+    if fmt == "date-time":
+        compat = {"datetime": 1.5, "quoted": 0.3}.get(mention.kind, 0.0)
+    elif mention.kind == "date":
+        compat = 1.5 if fmt == "date" or "date" in param.stems else compat
+    if not compat:
+        return 0.0
+    context = 0.0
+    if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
+        context += 1.0  # "in Brooklyn", "near Berlin" for a location
+    for distance, word in enumerate(reversed(mention.before)):
+        if word == "=" + param.name.lower():
+            return compat * 100.0
+        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+    for distance, word in enumerate(mention.after):
+        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+    return compat * (1.0 + context)
+
+
+def _assign(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
+    """Typed mentions first; bare phrases only for required text parameters still empty."""
+    _match(params, [m for m in mentions if m.kind != "phrase"], text)
+    empty = [p for p in params if p.required and not p.spans and p.kind == "string"]
+    if empty:
+        _match(empty, [m for m in mentions if m.kind == "phrase"], text)
+
+
+def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
+    """Mentions to parameters, best pairs first (ties: schema order, then text order).
+
+    Round one gives each parameter at most one mention. Later rounds run the same matching
+    on what is left, and keep a round's values only where they are coordinated with the
+    same parameter's previous value ("Oslo and Bergen", "36 and 48, while Mary chose 60 and
+    96"): that is one more call. Array parameters take every mention they win.
+    """
+    left = list(mentions)
+    for round_ in range(8):
+        pairs = [
+            (-score, i, j)
+            for i, p in enumerate(params)
+            for j, m in enumerate(left)
+            if (score := _score(p, m)) > 0.0
+        ]
+        pairs.sort()
+        used_p: set[int] = set()
+        used_m: set[int] = set()
+        for _, i, j in pairs:
+            param = params[i]
+            if j in used_m or (i in used_p and param.kind != "array"):
+                continue
+            if left[j].kind == "list" and any(m.kind == "list" for m in param.spans):
+                continue
+            if not param.required and not _admissible(param, left[j]):
+                continue
+            if round_ and not _continues(param, left[j], text):
+                continue
+            param.spans.append(left[j])
+            used_p.add(i)
+            used_m.add(j)
+        if not used_m:
+            break
+        left = [m for j, m in enumerate(left) if j not in used_m]
+    for param in params:
+        param.spans.sort(key=lambda m: m.start)
+
+
+_JOIN = re.compile(r"(?:,|;|\band\b|\bor\b|&|\bvs\b|\bversus\b|\bwhile\b|\bthen\b|[.?!])", re.I)
+
+
+def _continues(param: _Param, mention: Mention, text: str) -> bool:
+    """Whether a later round may give ``param`` one more value."""
+    if not param.spans:
+        return False
+    return param.kind == "array" or _coordinated(text, param.spans[-1], mention)
+
+
+def _coordinated(text: str, first: Mention, then: Mention) -> bool:
+    gap = text[first.end : then.start]
+    return bool(_JOIN.search(gap)) and len(gap.split()) <= 14
+
+
+def _admissible(param: _Param, mention: Mention) -> bool:
+    """An optional parameter takes a value only when the query ties it to the parameter."""
+    if mention.kind in ("phrase", "spelled"):
+        return False
+    if param.kind == "string" and mention.kind in ("number", "percent"):
+        return False
+    if mention.kind == "name":
+        return _evidence(param, mention)
+    return True
+
+
+def _evidence(param: _Param, mention: Mention) -> bool:
+    """Whether the query ties ``mention`` to ``param``: its form (a date for a date, a
+    value matching the pattern) or the words around it."""
+    fmt = param.schema.get("format")
+    if (mention.kind == "date" and fmt == "date") or (mention.kind == "datetime" and fmt):
+        return True
+    pattern = param.schema.get("pattern")
+    if pattern and re.fullmatch(str(pattern), str(mention.value)):
+        return True
+    return _near(param, mention)
+
+
+def _near(param: _Param, mention: Mention) -> bool:
+    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:2]}
+    return any(w in param.stems for w in near)
+
+
+def _found_hints(param: _Param, text: str) -> list[str]:
+    lowered = f" {' '.join(words(text))} "
+    found = []
+    for hint in sorted(param.hints, key=len, reverse=True):
+        said = " ".join(words(hint))
+        if said and f" {said} " in lowered:
+            found.append((lowered.index(f" {said} "), hint))
+            lowered = lowered.replace(f" {said} ", " \x00 ")
+    return [h for _, h in sorted(found)]
+
+
+def _capitalised(hint: str, text: str) -> bool:
+    found = re.search(rf"\b{re.escape(hint)}\b", text, re.I)
+    return bool(found) and found[0][:1].isupper()
+
+
+def _own(param: _Param, hint: str) -> bool:
+    """Whether a hint is one of the request's own words ("severe" in "severe weather alerts")."""
+    return {stem(w) for w in words(hint)} <= param.shared
+
+
+def _flag(param: _Param, text: str) -> bool | None:
+    """A flag said by its words (name or description), off when negated just before."""
+    keys = {w for w in param.stems if w not in _GENERIC and w not in param.shared}
+    tokens = words(text)
+    for index, token in enumerate(tokens):
+        if stem(token) in keys:
+            window = set(tokens[max(0, index - 4) : index])
+            return not (window & _NEGATION)
+    return None
+
+
+def _convert(param: _Param, mention: Mention) -> Any:
+    kind = param.kind
+    if kind == "array":
+        items = param.schema.get("items") if isinstance(param.schema.get("items"), Mapping) else {}
+        inner = _Param(param.name, items or {}, _kind(items or {}), False, {}, ())
+        if mention.kind == "list":
+            return _list(inner, mention.text)
+        return [_convert(inner, mention)]
+    if kind == "integer":
+        return int(float(mention.value))  # type: ignore[arg-type]
+    if kind == "number":
+        value = float(mention.value)  # type: ignore[arg-type]
+        description = str(param.schema.get("description", "")).lower()
+        if mention.kind == "percent" and "percent" not in description:
+            return value / 100
+        return value
+    if mention.kind in ("number", "spelled"):
+        value = float(mention.value)  # type: ignore[arg-type]
+        return str(int(value)) if value.is_integer() else str(value)
+    if mention.kind == "date":
+        return _date_as(param, str(mention.value))
+    if mention.kind in ("quoted", "time", "datetime"):
+        return str(mention.value)
+    return mention.text
+
+
+def _date_as(param: _Param, iso: str) -> str:
+    """An ISO date in the format the parameter's description asks for ("MM-DD-YYYY")."""
+    description = str(param.schema.get("description", "")).lower()
+    for said, form in _DATE_FORMS:
+        if said in description:
+            return date.fromisoformat(iso).strftime(form)
+    return iso
+
+
+def _list(inner: _Param, text: str) -> list[Any]:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return [_item(inner, part) for part in text.strip("[]").split(",") if part.strip()]
+    if not isinstance(value, list | tuple):
+        return [value]
+    return list(value)
+
+
+def _item(inner: _Param, part: str) -> Any:
+    part = part.strip().strip("'\"")
+    try:
+        if inner.kind == "integer":
+            return int(float(part))
+        if inner.kind == "number":
+            return float(part)
+    except ValueError:
+        return part
+    return part
+
+
+def _labelled(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]], str]:
+    """Values given as ``label: value`` fields, and the text without those fields."""
+    found: dict[str, list[Any]] = {}
+    for said, raw, (start, end) in reversed(split_fields(text)):
+        stems = _stems(said)
+        scored = [(sum(p.stems.get(w, 0.0) for w in stems), i) for i, p in enumerate(params)]
+        score, index = max(scored, default=(0.0, -1))
+        if score < 1.0:
+            continue
+        value = parse_value(params[index].schema, raw, _kind)
+        if value is not None:
+            found.setdefault(params[index].name, []).insert(0, value)
+            text = text[:start] + " " + text[end:]
+    return found, text
+
+
+def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
+    params = [_param(n, s, r) for n, s, r in spec.props]
+    tool_words = {w for w, weight in spec.words.items() if weight >= 1.0}
+    for param in params:
+        others = {w for p in params if p is not param for w in _stems(label(p.name))}
+        param.shared = frozenset(tool_words | others)
+        options = set(param.hints)
+        param.exclusive = not any(options & set(p.hints) for p in params if p is not param)
+    values, text = _labelled(params, text)
+    for param in params:  # a value the description itself offers ("e.g. vegan") is said
+        if param.name not in values and not _strict(param) and param.kind in ("string", "array"):
+            hints = [h for h in _found_hints(param, text) if not _own(param, h)]
+            hints = [h for h in hints if not _capitalised(h, text)]  # names are mentions
+            if hints:
+                values[param.name] = [hints] if param.kind == "array" else hints
+                text = re.sub("|".join(re.escape(h) for h in hints), " ", text, flags=re.I)
+    rest = [p for p in params if p.name not in values]
+    typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
+    _assign(typed, find_mentions(text, reference), text)
+    for param in rest:
+        found = _values(param, text)
+        if found:
+            values[param.name] = found
+    if not values and not params:
+        return [Call(spec.name, {})]
+    count = max((len(v) for v in values.values()), default=1)
+    calls = []
+    for index in range(count):
+        arguments = {}
+        for name, found in values.items():
+            if len(found) == count:
+                arguments[name] = found[index]
+            else:
+                arguments[name] = found[
+                    0 if not _scalar(params, name) else min(index, len(found) - 1)
+                ]
+        calls.append(Call(spec.name, arguments))
+    return calls
+
+
+def _strict(param: _Param) -> bool:
+    items = param.schema.get("items") if isinstance(param.schema.get("items"), Mapping) else {}
+    return "enum" in param.schema or "enum" in (items or {})
+
+
+def _scalar(params: Sequence[_Param], name: str) -> bool:
+    return next(p for p in params if p.name == name).kind != "array"
+
+
+def _values(param: _Param, text: str) -> list[Any]:
+    """The values ``param`` received (for an array: one list), optional ones only on evidence."""
+    if param.kind == "boolean":
+        flag = _flag(param, text)
+        return [] if flag is None else [flag]
+    spans = param.spans
+    if spans and (param.required or any(_evidence(param, m) for m in spans)):
+        if param.kind == "array":
+            return [[v for m in spans for v in _convert(param, m)]]
+        return [_convert(param, m) for m in spans]
+    hints = [h for h in _found_hints(param, text) if param.required or not _own(param, h)]
+    if not hints:
+        return []
+    if param.kind == "array":
+        return [hints]
+    if param.kind in ("integer", "number"):
+        return []
+    return hints[:1] if _strict(param) and not param.exclusive else hints
