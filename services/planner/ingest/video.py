@@ -40,7 +40,7 @@ __all__ = [
     "measure_video",
 ]
 
-MEASURE_VERSION = 4
+MEASURE_VERSION = 5
 """Bumped whenever detection or tagging changes, so cached measurements are redone."""
 
 
@@ -129,15 +129,15 @@ def measure_video(
     fps = header.fps
     manager = SceneManager()
     manager.auto_downscale = False  # the frames arrive at analysis size
-    sampler = PixelSampler(fps)
-    dissolves = DissolveDetector(fps)
+    video, capture = open_stream(path, header)
+    sampler = PixelSampler(fps, source=capture)
+    dissolves = DissolveDetector(fps, source=capture)
     if split_shots:
-        manager.add_detector(cut_detector(fps))
+        manager.add_detector(cut_detector(fps, capture))
         manager.add_detector(dissolves)
     manager.add_detector(sampler)
     if on_progress is not None:
         manager.add_detector(_Progress(on_progress, header.duration_s * fps))
-    video, capture = open_stream(path, header)
     try:
         frames = manager.detect_scenes(video)
     finally:
