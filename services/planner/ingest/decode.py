@@ -11,9 +11,11 @@ Decoding is most of an analysis' cost, so the decoder is told to do less
 average) and no decoding of frames no other frame refers to (in H.264/HEVC with B-frames,
 about a third of the frames; never two in a row with x264's B-pyramid). ffmpeg's
 ``showinfo`` filter reports each decoded frame's timestamp on stderr; where timestamps
-jump over a frame the capture hands out the frame before it again, marked ``repeated``, so
-frame ``n`` is still the ``n``-th frame of the file, and the detectors pass over those
-(:func:`repeated`). Files without such frames (intra-only, or P-frames only, as many
+jump over a frame the capture hands out the frame before it again — the very same array,
+and ``repeated`` set — so frame ``n`` is still the ``n``-th frame of the file. The detectors
+pass over those (:class:`RepeatWatch`): frames reach them through PySceneDetect's decoding
+thread, which reads ahead, so the mark travels with the frame (its identity) rather than
+sitting on the capture. Files without such frames (intra-only, or P-frames only, as many
 cameras write) decode every frame as before; a still picture's identical frames are real
 frames, never ``repeated``.
 """
@@ -31,7 +33,7 @@ from scenedetect.backends.opencv import VideoCaptureAdapter
 from services.planner.export.media import ffmpeg_binary
 from services.planner.ingest.probe import Probe
 
-__all__ = ["ANALYSIS_WIDTH", "DECODER_FLAGS", "FfmpegCapture", "open_stream", "repeated"]
+__all__ = ["ANALYSIS_WIDTH", "DECODER_FLAGS", "FfmpegCapture", "RepeatWatch", "open_stream"]
 
 ANALYSIS_WIDTH = 320
 DECODER_FLAGS = ("-skip_loop_filter", "all", "-flags2", "fast", "-skip_frame", "noref")
@@ -152,6 +154,14 @@ def open_stream(
     return VideoCaptureAdapter(capture, frame_rate=header.fps), capture
 
 
-def repeated(source: object | None) -> bool:
-    """Whether ``source`` (an :class:`FfmpegCapture`, or None) just gave a repeated frame."""
-    return bool(getattr(source, "repeated", False))
+class RepeatWatch:
+    """Says whether each frame is the very array handed out just before it: how
+    :class:`FfmpegCapture` hands out a frame the decoder skipped (a decoded frame is always
+    a new array, even when its pixels equal the last one's)."""
+
+    def __init__(self) -> None:
+        self._last: object | None = None
+
+    def __call__(self, frame: np.ndarray) -> bool:
+        same, self._last = frame is self._last, frame
+        return same

@@ -35,7 +35,7 @@ import numpy as np
 from scenedetect import FrameTimecode
 from scenedetect.detector import SceneDetector
 
-from services.planner.ingest.decode import repeated
+from services.planner.ingest.decode import RepeatWatch
 
 __all__ = [
     "DARK_HIGHLIGHT",
@@ -95,22 +95,20 @@ class ShotPixels:
 class PixelSampler(SceneDetector):
     """Collects a :class:`Sample` from a pair of consecutive frames several times a second.
 
-    Frames the decoder skipped (``source`` says ``repeated``) are no pair's half: a sample
-    due on one waits for the next two consecutive decoded frames."""
+    Frames the decoder skipped (handed out again: :class:`RepeatWatch`) are no pair's half:
+    a sample due on one waits for the next two consecutive decoded frames."""
 
-    def __init__(
-        self, fps: float, *, rate: float = SAMPLES_PER_S, source: object | None = None
-    ) -> None:
+    def __init__(self, fps: float, *, rate: float = SAMPLES_PER_S) -> None:
         super().__init__()
         self.step = max(2, round(fps / rate))
-        self.source = source
+        self._repeated = RepeatWatch()
         self.samples: list[Sample] = []
         self._first: tuple[int, np.ndarray] | None = None
         self._due = 0
 
     def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
         frame = timecode.frame_num
-        if repeated(self.source):
+        if self._repeated(frame_img):
             return []
         grey: np.ndarray | None = None
         if self._first is not None:

@@ -29,7 +29,7 @@ from scenedetect import FrameTimecode
 from scenedetect.detector import SceneDetector
 from scenedetect.detectors import ContentDetector
 
-from services.planner.ingest.decode import repeated
+from services.planner.ingest.decode import RepeatWatch
 
 __all__ = [
     "CUT_THRESHOLD",
@@ -60,6 +60,7 @@ _DISSOLVE_REACH_S = 0.6
 """A hard cut this close to a dissolve's middle lies inside the dissolve (up to 1.2 s)."""
 _BLACK = 16.0
 _WINDOWS_S = (0.2, 0.4, 0.8)
+_SLACK = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +71,9 @@ class Cut:
     kind: str
 
 
-def cut_detector(fps: float, source: object | None = None) -> CutDetector:
-    """Hard cuts with a minimum shot of 0.4 s (see :class:`CutDetector`); ``source`` is the
-    capture whose repeated frames (skipped by the decoder) are passed over."""
-    return CutDetector(min_scene_len=max(2, round(MIN_SHOT_S * fps)), source=source)
+def cut_detector(fps: float) -> CutDetector:
+    """Hard cuts with a minimum shot of 0.4 s (see :class:`CutDetector`)."""
+    return CutDetector(min_scene_len=max(2, round(MIN_SHOT_S * fps)))
 
 
 class CutDetector(ContentDetector):
@@ -88,10 +88,10 @@ class CutDetector(ContentDetector):
     skipped) is passed over: the next frame is scored against the last one decoded.
     """
 
-    def __init__(self, *, min_scene_len: int, source: object | None = None) -> None:
+    def __init__(self, *, min_scene_len: int) -> None:
         super().__init__(threshold=CUT_THRESHOLD, min_scene_len=min_scene_len)
         self.min_len = min_scene_len
-        self.source = source
+        self._repeated = RepeatWatch()
         self._history: deque[tuple[FrameTimecode, float]] = deque(maxlen=5)
         self._last_cut: int | None = None
 
@@ -100,7 +100,7 @@ class CutDetector(ContentDetector):
         return 2
 
     def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
-        if repeated(self.source) and self._history:
+        if self._repeated(frame_img):
             return []
         self._history.append((timecode, self._calculate_frame_score(timecode, frame_img)))
         return self._decide(len(self._history) - 3)
@@ -131,19 +131,20 @@ class CutDetector(ContentDetector):
 class DissolveDetector(SceneDetector):
     """Finds dissolves and fades as isolated, linear peaks of the change across a window."""
 
-    def __init__(self, fps: float, source: object | None = None) -> None:
+    def __init__(self, fps: float) -> None:
         super().__init__()
-        self.source = source
+        self._repeated = RepeatWatch()
         self.halves = sorted({max(2, round(fps * s)) for s in _WINDOWS_S})
         self.fps = fps
-        self._buffer: deque[tuple[int, Any]] = deque(maxlen=2 * self.halves[-1] + 1)
+        # the widest window, and room for skipped frames measured once their next one arrives
+        self._buffer: deque[tuple[int, Any]] = deque(maxlen=2 * self.halves[-1] + 1 + _SLACK)
         self._curves: dict[int, list[tuple[int, float, float, float]]] = {
             h: [] for h in self.halves
         }  # per half-width: (centre frame, D, R / D, darker end's mean)
         self.cuts: list[Cut] = []
 
     def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
-        if repeated(self.source) and self._buffer:
+        if self._repeated(frame_img) and self._buffer:
             self._buffer.append((timecode.frame_num, None))  # skipped: filled in below
             return []
         thumb = cv2.resize(frame_img, _THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)

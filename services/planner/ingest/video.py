@@ -129,15 +129,15 @@ def measure_video(
     fps = header.fps
     manager = SceneManager()
     manager.auto_downscale = False  # the frames arrive at analysis size
-    video, capture = open_stream(path, header)
-    sampler = PixelSampler(fps, source=capture)
-    dissolves = DissolveDetector(fps, source=capture)
+    sampler = PixelSampler(fps)
+    dissolves = DissolveDetector(fps)
     if split_shots:
-        manager.add_detector(cut_detector(fps, capture))
+        manager.add_detector(cut_detector(fps))
         manager.add_detector(dissolves)
     manager.add_detector(sampler)
     if on_progress is not None:
         manager.add_detector(_Progress(on_progress, header.duration_s * fps))
+    video, capture = open_stream(path, header)
     try:
         frames = manager.detect_scenes(video)
     finally:

@@ -1,4 +1,5 @@
-"""Detectors pass over frames the decoder skipped (``repeated``) without losing their place."""
+"""Detectors pass over frames the decoder skipped (handed out again as the same array)
+without losing their place."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 from scenedetect import FrameTimecode
 
+from services.planner.ingest.decode import RepeatWatch
 from services.planner.ingest.pixels import PixelSampler
 from services.planner.ingest.shots import DissolveDetector, cut_detector
 
@@ -15,12 +17,10 @@ FPS = 30.0
 
 def _feed(detectors: list, frames: list[np.ndarray], skipped: set[int]) -> SimpleNamespace:
     """Hand ``frames`` to ``detectors`` as the capture would: a skipped frame arrives as the
-    frame before it, with ``source.repeated`` set. Returns the cuts the detectors reported."""
-    source = detectors[0].source
+    frame before it, the same array. Returns the cuts the detectors reported."""
     shown, cuts = frames[0], []
     for n, frame in enumerate(frames):
-        source.repeated = n in skipped
-        shown = shown if source.repeated else frame
+        shown = shown if n in skipped else frame
         for detector in detectors:
             cuts += detector.process_frame(FrameTimecode(n, fps=FPS), shown)
     for detector in detectors:
@@ -43,14 +43,20 @@ def _dissolve(start: int, length: int, frames: int) -> list[np.ndarray]:
 
 def test_a_dissolve_with_skipped_frames_cuts_where_the_full_decode_does():
     frames = _dissolve(40, 24, 110)  # middle: frame 52
-    full = DissolveDetector(FPS, source=SimpleNamespace(repeated=False))
+    full = DissolveDetector(FPS)
     _feed([full], frames, set())
-    sparse = DissolveDetector(FPS, source=SimpleNamespace(repeated=False))
+    sparse = DissolveDetector(FPS)
     _feed([sparse], frames, {n for n in range(1, 110) if n % 3 == 1})
     assert [c.frame for c in full.cuts] == [52]
     ((frame, kind),) = [(c.frame, c.kind) for c in sparse.cuts]
     assert kind == "dissolve" and abs(frame - 52) <= 1  # skipped frames are blends of their
     # neighbours: the plateau's middle moves at most one frame
+
+
+def test_equal_pixels_in_a_new_array_are_a_frame_of_their_own():
+    watch = RepeatWatch()
+    still = _picture(4)
+    assert [watch(f) for f in (still, still.copy(), still, still)] == [False, False, False, True]
 
 
 def test_a_hard_cut_is_found_on_its_frame_between_skipped_frames():
@@ -59,7 +65,7 @@ def test_a_hard_cut_is_found_on_its_frame_between_skipped_frames():
     frames = [
         np.clip(f.astype(int) + (n % 2), 0, 255).astype(np.uint8) for n, f in enumerate(frames)
     ]
-    detector = cut_detector(FPS, SimpleNamespace(repeated=False))
+    detector = cut_detector(FPS)
     found = _feed([detector], frames, {n for n in range(1, 60) if n % 3 == 2})
     assert found.cuts == [30]
 
@@ -67,7 +73,7 @@ def test_a_hard_cut_is_found_on_its_frame_between_skipped_frames():
 def test_a_skipped_frame_is_never_half_of_a_motion_sample():
     frames = [np.roll(_picture(3), 2 * n, axis=1) for n in range(60)]  # a steady pan
     skipped = {n for n in range(1, 60) if n % 3 == 1}
-    sampler = PixelSampler(FPS, source=SimpleNamespace(repeated=False))
+    sampler = PixelSampler(FPS)
     _feed([sampler], frames, skipped)
     assert len(sampler.samples) >= 10  # about six a second still
     for sample in sampler.samples:
