@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ import soundfile
 from typer.testing import CliRunner
 
 from benchmarks.__main__ import app
-from benchmarks.ingest import f_measure, match_count, prf
+from benchmarks.ingest import cpu_seconds, f_measure, match_count, prf
 from benchmarks.ingest_media import FOOTAGE, _graph
 from benchmarks.ingest_tracks import SR, default_specs, synthesise
 
@@ -41,6 +43,12 @@ def test_cut_matching_allows_two_frames_either_side() -> None:
     assert match_count([90, 91, 164, 166], truth, 2) == 2  # a doubled cut is one match, once
     counts = prf([90, 91, 165], truth, 2)
     assert counts["precision"] == pytest.approx(2 / 3) and counts["recall"] == pytest.approx(2 / 3)
+
+
+def test_cpu_seconds_count_the_children_waited_for() -> None:
+    before = cpu_seconds()
+    subprocess.run([sys.executable, "-c", "sum(i * i for i in range(3_000_000))"], check=True)
+    assert cpu_seconds() - before > 0.05  # the child's CPU, which this process never spent
 
 
 def test_the_footage_truth_covers_the_required_variety() -> None:
@@ -94,6 +102,9 @@ def test_the_ingest_command_writes_every_figure(tmp_path: Path) -> None:
         assert 0.0 <= figures[key] <= 1.0, key
     assert figures["small"] is True and figures["footage_files"] == 2 and figures["tracks"] == 2
     assert figures["cuts_truth"] == 5 and figures["analysis_speed_x_all"] > 0
+    assert figures["analysis_speed_x_cpu_all"] > 0  # footage per CPU second (ffmpeg included)
+    for row in figures["per_file"]:  # ffmpeg's CPU counts: a file costs some CPU, not none
+        assert row["cpu_s"] > 0, row
     assert figures["python_calibration_us"] > 0 and figures["pinned"]["opencv_threads"] == 1
     assert set(figures["tag_accuracy_by_tag"]) == {"shaky", "dark", "slowmo", "orientation"}
     assert {t["name"] for t in figures["per_track"]} == {s.name for s in default_specs(2, 12.0)}

@@ -35,6 +35,8 @@ import numpy as np
 from scenedetect import FrameTimecode
 from scenedetect.detector import SceneDetector
 
+from services.planner.ingest.decode import RepeatWatch
+
 __all__ = [
     "DARK_HIGHLIGHT",
     "DARK_LUMA",
@@ -91,22 +93,34 @@ class ShotPixels:
 
 
 class PixelSampler(SceneDetector):
-    """Collects a :class:`Sample` from a pair of consecutive frames several times a second."""
+    """Collects a :class:`Sample` from a pair of consecutive frames several times a second.
+
+    Frames the decoder skipped (handed out again: :class:`RepeatWatch`) are no pair's half:
+    a sample due on one waits for the next two consecutive decoded frames."""
 
     def __init__(self, fps: float, *, rate: float = SAMPLES_PER_S) -> None:
         super().__init__()
         self.step = max(2, round(fps / rate))
+        self._repeated = RepeatWatch()
         self.samples: list[Sample] = []
         self._first: tuple[int, np.ndarray] | None = None
+        self._due = 0
 
     def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
         frame = timecode.frame_num
-        if self._first is not None and frame == self._first[0] + 1:
-            grey = cv2.cvtColor(frame_img, cv2.COLOR_BGR2GRAY)
-            self.samples.append(_sample(*self._first, grey))
+        if self._repeated(frame_img):
+            return []
+        grey: np.ndarray | None = None
+        if self._first is not None:
+            if frame == self._first[0] + 1:
+                grey = cv2.cvtColor(frame_img, cv2.COLOR_BGR2GRAY)
+                self.samples.append(_sample(*self._first, grey))
+                self._due = (self._first[0] // self.step + 1) * self.step
             self._first = None
-        if frame % self.step == 0:
-            self._first = (frame, cv2.cvtColor(frame_img, cv2.COLOR_BGR2GRAY))
+        if frame >= self._due and (not self.samples or self.samples[-1].frame != frame - 1):
+            if grey is None:
+                grey = cv2.cvtColor(frame_img, cv2.COLOR_BGR2GRAY)
+            self._first = (frame, grey)
         return []
 
 

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
 from scenedetect import FrameTimecode
 from scenedetect.detector import SceneDetector
 from scenedetect.detectors import ContentDetector
+
+from services.planner.ingest.decode import RepeatWatch
 
 __all__ = [
     "CUT_THRESHOLD",
@@ -57,6 +60,7 @@ _DISSOLVE_REACH_S = 0.6
 """A hard cut this close to a dissolve's middle lies inside the dissolve (up to 1.2 s)."""
 _BLACK = 16.0
 _WINDOWS_S = (0.2, 0.4, 0.8)
+_SLACK = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +84,14 @@ class CutDetector(ContentDetector):
     after it: a cut is a jump out of calm on one side at least. Busy footage (fast motion,
     shake, flicker) scores high on every frame and so never jumps; a cut into or out of
     such a shot still does, which a ratio against both sides (AdaptiveDetector) misses.
-    Decisions wait two frames for the ``after`` side.
+    Decisions wait two frames for the ``after`` side. A repeated frame (one the decoder
+    skipped) is passed over: the next frame is scored against the last one decoded.
     """
 
     def __init__(self, *, min_scene_len: int) -> None:
         super().__init__(threshold=CUT_THRESHOLD, min_scene_len=min_scene_len)
         self.min_len = min_scene_len
+        self._repeated = RepeatWatch()
         self._history: deque[tuple[FrameTimecode, float]] = deque(maxlen=5)
         self._last_cut: int | None = None
 
@@ -94,6 +100,8 @@ class CutDetector(ContentDetector):
         return 2
 
     def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
+        if self._repeated(frame_img):
+            return []
         self._history.append((timecode, self._calculate_frame_score(timecode, frame_img)))
         return self._decide(len(self._history) - 3)
 
@@ -125,19 +133,34 @@ class DissolveDetector(SceneDetector):
 
     def __init__(self, fps: float) -> None:
         super().__init__()
+        self._repeated = RepeatWatch()
         self.halves = sorted({max(2, round(fps * s)) for s in _WINDOWS_S})
         self.fps = fps
-        self._buffer: deque[tuple[int, np.ndarray]] = deque(maxlen=2 * self.halves[-1] + 1)
+        # the widest window, and room for skipped frames measured once their next one arrives
+        self._buffer: deque[tuple[int, Any]] = deque(maxlen=2 * self.halves[-1] + 1 + _SLACK)
         self._curves: dict[int, list[tuple[int, float, float, float]]] = {
             h: [] for h in self.halves
         }  # per half-width: (centre frame, D, R / D, darker end's mean)
         self.cuts: list[Cut] = []
 
     def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
+        if self._repeated(frame_img) and self._buffer:
+            self._buffer.append((timecode.frame_num, None))  # skipped: filled in below
+            return []
         thumb = cv2.resize(frame_img, _THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)
+        gaps = [i for i, (_, t) in enumerate(self._buffer) if t is None]
+        for i in gaps:  # a skipped frame is the blend of the decoded ones around it
+            before, after = gaps[0] - 1, len(self._buffer)
+            share = (i - before) / (after - before)
+            blend = self._buffer[before][1] * (1 - share) + thumb * share
+            self._buffer[i] = (self._buffer[i][0], blend)
         self._buffer.append((timecode.frame_num, thumb))
+        for newest in range(len(self._buffer) - 1 - len(gaps), len(self._buffer)):
+            self._measure(newest)
+        return []
+
+    def _measure(self, newest: int) -> None:
         frames = self._buffer
-        newest = len(frames) - 1
         for h in self.halves:
             if newest < 2 * h:
                 break
@@ -147,7 +170,6 @@ class DissolveDetector(SceneDetector):
             self._curves[h].append(
                 (centre, change, residual, min(float(a.mean()), float(b.mean())))
             )
-        return []
 
     def post_process(self, timecode: FrameTimecode) -> list:
         found: list[tuple[int, bool, float]] = []  # (frame, black, strength)

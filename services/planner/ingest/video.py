@@ -40,7 +40,7 @@ __all__ = [
     "measure_video",
 ]
 
-MEASURE_VERSION = 4
+MEASURE_VERSION = 5
 """Bumped whenever detection or tagging changes, so cached measurements are redone."""
 
 

@@ -15,7 +15,11 @@ verifier-judged round at a time, each round a scored record. It never calls the 
 4. Clips: slot by slot, the most brief-relevant clip with media for the slot among those
    no ``must_exclude`` or ``orientation`` rule rules out (any clip when none is left), each
    used at most as often as ``no_reuse`` allows; ``seed`` breaks exact ties.
-5. Every transition is a cut; in points leave a little media on both sides for later trims.
+5. Every transition is a cut, unless the ``transitions`` rule allows no cuts ("dissolves
+   only"): then every shot after the first enters with the allowed type, and each shot's
+   range leaves the media its transitions need on both sides (clips long enough for that
+   are chosen first; a shot whose clip is too short enters on a cut, for the loop to
+   repair). In points leave a little media on both sides for later trims.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from random import Random
 
 from services.planner.proposers.search_context import SearchContext, shot_source
 from services.planner.proposers.timing import best_end, place_music, plan_lengths, track_order
-from services.verifier.timeline import FrameRange, MusicPlacement, Shot, Timeline
+from services.verifier.timeline import CUT, FrameRange, MusicPlacement, Shot, Timeline, Transition
 
 
 def draft_timeline(ctx: SearchContext, seed: int) -> Timeline:
@@ -66,8 +70,11 @@ def _capacity(ctx: SearchContext, end: int) -> int:
 
 def choose_clips(ctx: SearchContext, lengths: list[int], rng: Random) -> list[str]:
     """One clip id per slot of ``lengths``: the most relevant allowed clip that has the
-    media and reuse left, falling back to any clip with reuse left, then to any clip."""
+    media and reuse left, falling back to any clip with reuse left, then to any clip. When
+    shots must overlap (no cuts allowed), clips with media for the overlap come first."""
     tie = {c: rng.random() for c in ctx.ranked}  # drawn in a fixed order: hash-seed free
+    cut_ok, _, overlap = ctx.allowed_transitions()
+    handles = 0 if cut_ok else overlap
     uses: Counter[str] = Counter()
     pool = ctx.allowed or ctx.ranked
     chosen = []
@@ -77,7 +84,15 @@ def choose_clips(ctx: SearchContext, lengths: list[int], rng: Random) -> list[st
             or [c for c in ctx.ranked if uses[c] < ctx.max_uses]
             or ctx.ranked
         )
-        clip = max(options, key=lambda c: (ctx.media(c) >= length, ctx.relevance[c], tie[c]))
+        clip = max(
+            options,
+            key=lambda c: (
+                ctx.media(c) >= length + handles,
+                ctx.media(c) >= length,
+                ctx.relevance[c],
+                tie[c],
+            ),
+        )
         uses[clip] += 1
         chosen.append(clip)
     return chosen
@@ -86,14 +101,31 @@ def choose_clips(ctx: SearchContext, lengths: list[int], rng: Random) -> list[st
 def assemble(
     ctx: SearchContext, ids: list[str], lengths: list[int], music: MusicPlacement | None
 ) -> Timeline:
-    """Cut-joined shots for ``ids`` at ``lengths``; a reused clip continues after its previous
-    range, and a clip too short for its slot plays what it has."""
-    shots = []
+    """Shots for ``ids`` at ``lengths``, joined by cuts (or by the one allowed transition
+    when cuts are not allowed); a reused clip continues after its previous range, and a clip
+    too short for its slot plays what it has."""
+    cut_ok, kind, duration = ctx.allowed_transitions()
+    joint = CUT if cut_ok or kind is None else Transition(kind, duration)
+    shots: list[Shot] = []
     taken: dict[str, int] = {}
-    for clip, length in zip(ids, lengths, strict=True):
-        span = shot_source(ctx, clip, length, prefer=taken.get(clip))
+    for i, (clip, length) in enumerate(zip(ids, lengths, strict=True)):
+        entry = joint if i > 0 else CUT
+        after = joint.after_cut if i + 1 < len(ids) else 0
+        prefer = taken.get(clip)
+        span = shot_source(ctx, clip, length, before=entry.before_cut, after=after, prefer=prefer)
+        span = span or shot_source(ctx, clip, length, prefer=prefer)
         if span is None:
             span = (0, max(1, min(length, ctx.media(clip))))
+        if entry is not CUT and not _has_handles(ctx, shots[-1], span, entry):
+            entry = CUT  # too little media on one side: a cut, for the loop to repair
         taken[clip] = span[1]
-        shots.append(Shot(clip, FrameRange(*span)))
+        shots.append(Shot(clip, FrameRange(*span), entry))
     return Timeline(fps=ctx.fps, shots=tuple(shots), music=music)
+
+
+def _has_handles(
+    ctx: SearchContext, outgoing: Shot, span: tuple[int, int], entry: Transition
+) -> bool:
+    """Whether the incoming range and the shot before it have the media ``entry`` overlaps."""
+    out_end = outgoing.source.end + entry.after_cut
+    return span[0] >= entry.before_cut and out_end <= ctx.media(outgoing.clip_id)

@@ -79,8 +79,21 @@ def test_inclusion(text: str, tags: list[list[str]]) -> None:
 
 
 def test_at_least_n_of_a_subject() -> None:
-    (entry,) = stated(compiled("at least two dance shots"), "must_include")
+    result = compiled("at least two dance shots")
+    (entry,) = stated(result, "must_include")
     assert entry["tags"] == ["dance"] and entry["min_count"] == 2
+    assert result.conflicts == []  # the pool has two dance clips
+
+
+def test_a_count_above_the_clips_the_pool_has_is_lowered_to_them_and_named() -> None:
+    result = compiled("at least four dance shots, open on the venue")
+    (entry,) = stated(result, "must_include")
+    assert entry["tags"] == ["dance"] and entry["min_count"] == 2  # w8 and w9
+    (conflict,) = result.conflicts
+    assert conflict["message"].startswith("4 shots are asked for but only 2 clips match")
+    assert conflict["spans"][0]["text"] == "at least four dance shots"
+    notes = [p.get("note") for p in result.provenance if p["constraint_id"] == entry["id"]]
+    assert notes == [conflict["message"]]
 
 
 def test_a_phrase_names_the_clips_that_are_all_of_it() -> None:

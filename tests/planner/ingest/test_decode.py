@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
+import numpy as np
+
+from services.planner.export.media import ffmpeg_binary
 from services.planner.ingest.decode import FfmpegCapture
 from services.planner.ingest.probe import probe
 from tests.planner.ingest import footage
@@ -39,3 +43,46 @@ def test_large_frames_are_scaled_to_the_analysis_width(tmp_path: Path):
     capture.release()
     frames = frames_of(path)
     assert len(frames) == 15 and frames[0].shape == (180, 320, 3)
+
+
+def _with_b_frames(out: Path) -> Path:
+    """x264 at its default preset: B-frames, some of them no other frame refers to."""
+    argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+            "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30,trim=duration=2",
+            "-c:v", "libx264", "-preset", "medium", "-bf", "3", "-pix_fmt", "yuv420p",
+            str(out)]  # fmt: skip
+    subprocess.run(argv, check=True, capture_output=True, timeout=60)
+    return out
+
+
+def _grab_all(path: Path, *, fast: bool) -> tuple[list[np.ndarray], list[bool]]:
+    capture = FfmpegCapture(path, probe(path), fast=fast)
+    frames, repeats = [], []
+    try:
+        while capture.grab():
+            frames.append(capture.retrieve()[1])
+            repeats.append(capture.repeated)
+    finally:
+        capture.release()
+    return frames, repeats
+
+
+def test_skipped_frames_keep_their_place_and_are_marked_repeated(tmp_path: Path):
+    path = _with_b_frames(tmp_path / "b.mp4")
+    fast, repeats = _grab_all(path, fast=True)
+    full, none = _grab_all(path, fast=False)
+    assert len(fast) == len(full) == 60 and not any(none)
+    skipped = [i for i, r in enumerate(repeats) if r]
+    assert 5 <= len(skipped) <= 40  # the decoder left out the unreferenced B-frames
+    for i in skipped:  # a skipped frame is handed out as the frame before it
+        assert fast[i] is fast[i - 1]
+    for i, (a, b) in enumerate(zip(fast, full, strict=True)):
+        if not repeats[i]:  # decoded frames are the file's frames, at the same index
+            assert np.abs(a.astype(int) - b).mean() < 4, i
+
+
+def test_a_still_picture_is_never_repeated(tmp_path: Path):
+    path = footage.ffmpeg(["-f", "lavfi", "-i", "color=c=teal:s=320x180:r=30,trim=duration=1"],
+                          tmp_path / "still.mp4")  # fmt: skip
+    frames, repeats = _grab_all(path, fast=True)
+    assert len(frames) == 30 and not any(repeats)

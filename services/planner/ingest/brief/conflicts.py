@@ -4,7 +4,11 @@ Repeats merge into one constraint that keeps every span ("at least three market 
 "the markets" → one ``must_include`` with ``min_count`` 3). Contradictions ("30 seconds"
 and "under 20 seconds"; two different openers; "show the cake" and "no cake") keep the
 later words — people correct themselves as they write — and are named in ``conflicts``
-with both spans. Pure.
+with both spans. What the pool cannot give is named too: a shape it lacks, a length longer
+than its footage, and a count of shots larger than the clips that match ("at least three
+market shots" from two market clips): that count is lowered to the clips there are (each
+clip once, as an editor would rather than repeat a shot), and the provenance note and the
+conflict say so. Pure.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ def resolve(sheet: Sheet, clips: Sequence[dict[str, Any]]) -> None:
     _include_exclude(sheet)
     _orientation_in_pool(sheet, clips)
     _pool_length(sheet, clips)
+    _pool_counts(sheet)
 
 
 def _key(found: Found) -> tuple[Any, ...] | None:
@@ -185,3 +190,20 @@ def _pool_length(sheet: Sheet, clips: Sequence[dict[str, Any]]) -> None:
                 f"{found.params['min_s']:g} s, so clips would have to repeat",
                 found,
             )
+
+
+def _pool_counts(sheet: Sheet) -> None:
+    """A ``min_count`` above the clips its words name is lowered to them, and named."""
+    for found in sheet.found:
+        if found.kind != "must_include" or found.selection is None:
+            continue
+        asked, there = found.params.get("min_count", 1), len(found.selection.clips)
+        if there and asked > there:
+            found.params["min_count"] = there
+            clip_word = "clip matches" if there == 1 else "clips match"
+            message = (
+                f"{asked} shots are asked for but only {there} {clip_word} in the pool; "
+                f"the ledger asks for {there}"
+            )
+            found.note = message
+            sheet.conflict(message, found)
