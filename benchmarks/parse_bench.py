@@ -54,6 +54,54 @@ def build(folder: Path, tasks: list[Task], *, size: str = "tiny", seed: int = 0)
     return str(save_checkpoint(model, tokenizer, folder).resolve())
 
 
+def _sft_pairs(tasks: list[Task]) -> list[tuple[list[dict[str, str]], str]]:
+    """(messages, target) pairs: the search teacher's first cut and its repairs of it."""
+    from services.planner.proposers.search import SearchProposer
+
+    teacher = SearchProposer(relevance_backend="tfidf")
+    pairs = []
+    for task in tasks:
+        cut = teacher.draft(task, seed=0)
+        payload = timeline_payload(cut)
+        for shot in payload["shots"]:
+            shot.pop("transition_in", None)  # the cut-only draft schema
+        pairs.append((render_draft_messages(task), json.dumps(payload, separators=(",", ":"))))
+        report = Verifier(task).verify(cut)
+        for proposal in teacher.propose(task, cut, report, n=4, seed=0):
+            target = patch_text(proposal.ops, task.fps)
+            pairs.append((render_messages(task, cut, report), target))
+    return pairs
+
+
+def brief_sft(path: str, tasks: list[Task], *, steps: int, seed: int) -> None:
+    """A few AdamW steps of answer-only SFT on :func:`_sft_pairs` (one pair a step), saved
+    in place: enough to see whether training moves the parse rate, not a trainer run."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from services.planner.proposers.hf import prompt_text
+
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path)
+    pairs = _sft_pairs(tasks)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    torch.manual_seed(seed)
+    model.train()
+    for step in range(steps):
+        messages, target = pairs[step % len(pairs)]
+        prompt = tokenizer(prompt_text(tokenizer, messages), add_special_tokens=False)
+        answer = tokenizer(target + tokenizer.eos_token, add_special_tokens=False)
+        ids = torch.tensor([prompt["input_ids"] + answer["input_ids"]])
+        labels = ids.clone()
+        labels[0, : len(prompt["input_ids"])] = -100
+        loss = model(input_ids=ids, labels=labels).loss
+        loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+    model.eval()
+    model.save_pretrained(path)
+
+
 def measure(
     tasks: list[Task], path: str, *, candidates: int, drafts: int, seed: int
 ) -> dict[str, Any]:
@@ -84,6 +132,7 @@ def cli(
     candidates: int = typer.Option(8, help="Repair answers per state."),
     drafts: int = typer.Option(4, help="Draft answers per task."),
     seed: int = 0,
+    sft_steps: int = typer.Option(0, help="Brief SFT steps on the search teacher first."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the figures here."),
 ) -> None:
     """Measure the parse rate of an untrained checkpoint under constrained decoding."""
@@ -91,9 +140,13 @@ def cli(
     with tempfile.TemporaryDirectory() as scratch:
         started = time.monotonic()
         path = build(Path(scratch) / "untrained", chosen, size=size, seed=seed)
+        if sft_steps:
+            brief_sft(path, chosen, steps=sft_steps, seed=seed)
         figures = measure(chosen, path, candidates=candidates, drafts=drafts, seed=seed)
         clear_cache(path)
-    figures.update(size=size, tasks=tasks, seconds=round(time.monotonic() - started, 1))
+    figures.update(
+        size=size, tasks=tasks, sft_steps=sft_steps, seconds=round(time.monotonic() - started, 1)
+    )
     text = json.dumps(figures, indent=2)
     typer.echo(text)
     if json_out is not None:

@@ -3,8 +3,12 @@
 The checkpoint loads on first use, from local files only, and stays cached per path and
 device for the process: every proposer on the same checkpoint shares one model. Candidates
 are ``n`` sampled continuations of the same prompt the LLM proposer sends (through the
-tokenizer's chat template when it has one), read like the LLM's answers: unusable ones are
-counted and dropped, never raised. A path that holds no checkpoint is a 422 at construction.
+tokenizer's chat template when it has one), decoded under the task's narrowed Patch.1 (or,
+for a first cut, Timeline.1) schema with xgrammar as a logits processor
+(:mod:`~services.planner.proposers.grammar`), so even an untrained checkpoint answers JSON
+of the schema; they are read like the LLM's answers: unusable ones are counted and dropped,
+never raised. ``max_new_tokens`` defaults to the schema's token budget.
+A path that holds no checkpoint is a 422 at construction.
 
 A PEFT adapter folder (``adapter_config.json``, e.g. the ``adapter/`` the trainer writes
 beside a merged checkpoint) loads onto its base, which must itself be a local checkpoint;
