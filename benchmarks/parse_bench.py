@@ -115,6 +115,7 @@ def measure(
                 continue
             report = verifier.verify(timeline)
             proposer.propose(task, timeline, report, n=candidates, seed=seed + index)
+        typer.echo(f"task {index + 1}/{len(tasks)}: {proposer.report()}", err=True)
     counts = proposer.report()
     answers, parsed = counts["answers"], counts["parsed"]
     drafted, draft_parsed = counts["draft_answers"], counts["draft_parsed"]
