@@ -1,6 +1,7 @@
 """The closed loop: draft → verify → repair, every verdict from the verifier service.
 
-A branch runs one proposer: it drafts (or starts from a given cut), then each round asks
+A branch runs one proposer: it drafts (or starts from a given cut; see :func:`first_cut`:
+a model proposer writes its own first cut unless ``draft="heuristic"``), then each round asks
 for candidate patches, has the verifier judge them all in one ``verify:batch`` call, and
 keeps the best if it raises VES. It stops when no candidate improves (feasible or stuck),
 after ``max_rounds``, or at the deadline. Every candidate becomes a scored record.
@@ -35,7 +36,8 @@ IMPROVEMENT = 1e-6
 """VES gains below this are ties, not progress (they would let a loop wander)."""
 
 LoopEvent = dict[str, Any]
-"""``{"event": "draft", "proposer", "ves", "feasible"}`` or ``{"event": "round", **RoundLog}``."""
+"""``{"event": "draft", "proposer", "draft", "ves", "feasible"}`` or
+``{"event": "round", **RoundLog}``."""
 
 
 @dataclass(slots=True)
@@ -71,6 +73,9 @@ class Branch:
     timeline: Timeline
     report: ReportOut
     draft_ves: float
+    draft: str = "heuristic"
+    """Where the first cut came from: ``model``, ``heuristic`` or ``given`` (see
+    :func:`first_cut`)."""
     rounds: list[RoundLog] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     stopped: str | None = None
@@ -84,6 +89,28 @@ class LoopOptions:
     seed: int = 0
     deadline: float | None = None
     """``time.monotonic()`` value after which no new round starts."""
+    draft: str | None = None
+    """``"heuristic"`` asks for the proposer's heuristic first cut; ``"model"`` or None: a
+    proposer with a model (``model_draft``) drafts with it, one without keeps its heuristic."""
+
+
+def first_cut(
+    task: Task, proposer: Proposer, options: LoopOptions, start: Timeline | None
+) -> tuple[Timeline, str]:
+    """The branch's first cut and where it came from.
+
+    ``given``: the request's timeline (repair mode). ``heuristic``: the proposer's ``draft``
+    (asked for, or a proposer without a model). ``model``: the proposer's ``model_draft``;
+    when none of the model's answers reads as a cut, the branch starts from an empty cut
+    (the model's failure shows in the verdict and in its draft counts, nothing is hidden).
+    """
+    if start is not None:
+        return start, "given"
+    model_draft = getattr(proposer, "model_draft", None)
+    if options.draft == "heuristic" or model_draft is None:
+        return proposer.draft(task, seed=options.seed), "heuristic"
+    cut = model_draft(task, seed=options.seed)
+    return (cut if cut is not None else Timeline(fps=task.fps)), "model"
 
 
 def run_branch(
@@ -98,7 +125,7 @@ def run_branch(
 ) -> Branch:
     """Run one proposer's branch to its end; see the module docstring."""
     local = Verifier(task)
-    timeline = start if start is not None else proposer.draft(task, seed=options.seed)
+    timeline, drafted = first_cut(task, proposer, options, start)
     state = timeline_payload(timeline)
     try:
         report = verifier.verify(task_wire, state, timeout=_left(options))
@@ -108,12 +135,13 @@ def run_branch(
         raise BudgetExceeded(
             f"the verifier did not judge the first cut within the time budget: {error.message}"
         ) from error
-    branch = Branch(proposer.name, timeline, report, draft_ves=report.ves)
+    branch = Branch(proposer.name, timeline, report, draft_ves=report.ves, draft=drafted)
     if on_event is not None:
         on_event(
             {
                 "event": "draft",
                 "proposer": proposer.name,
+                "draft": drafted,
                 "ves": report.ves,
                 "feasible": report.feasible,
             }

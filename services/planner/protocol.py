@@ -40,6 +40,11 @@ class PlanOptions(BaseModel):
     candidates: PositiveCount = 8
     seed: Seed = 0
     time_budget_s: Budget | None = None
+    draft: Literal["model", "heuristic"] | None = None
+    """The first cut when no ``timeline`` is given: ``model`` (the proposer's model writes it
+    under the Timeline.1 schema; only for ``llm`` / ``hf:`` proposers), ``heuristic`` (the
+    proposer's built-in draft: ``simple_draft`` for model proposers, search's constructive
+    draft). Default: ``model`` for a proposer with a model, ``heuristic`` for one without."""
 
 
 class PlanRequest(BaseModel):
@@ -71,6 +76,8 @@ class BranchOut(BaseModel):
     stats: dict[str, Any] = {}
     stopped: str | None = None
     """``"time_budget"`` when ``time_budget_s`` ended the branch before it converged."""
+    draft: Literal["model", "heuristic", "given"] | None = None
+    """Where the branch's first cut came from (None when the branch failed)."""
 
 
 class SpanOut(BaseModel):
@@ -172,6 +179,9 @@ class PlanResponse(BaseModel):
     rounds: list[RoundOut]
     branches: list[BranchOut]
     draft_ves: float
+    draft: Literal["model", "heuristic", "given"] = "heuristic"
+    """Where the winning branch's first cut came from: its model, a heuristic draft, or the
+    request's ``timeline``."""
     elapsed_s: float
     compiled: CompiledOut | None = None
     """The ledger compiled from the brief when the task came without one."""

@@ -70,8 +70,11 @@ def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
         check = getattr(proposer, "check", None)
         if check is not None:
             check()
+    _can_draft(options.draft, proposers)
     deadline = started + options.time_budget_s if options.time_budget_s else None
-    loop_options = LoopOptions(options.max_rounds, options.candidates, options.seed, deadline)
+    loop_options = LoopOptions(
+        options.max_rounds, options.candidates, options.seed, deadline, draft=options.draft
+    )
     return PreparedPlan(task, task_wire, start, proposers, loop_options, started, compiled)
 
 
@@ -117,6 +120,7 @@ def execute(
                 rounds=len(branch.rounds),
                 stats=_stats(proposer),
                 stopped=branch.stopped,
+                draft=branch.draft,
             )
         )
     if not branches:
@@ -141,6 +145,7 @@ def execute(
         rounds=[RoundOut(**asdict(r)) for r in best.rounds],
         branches=outcomes,
         draft_ves=best.draft_ves,
+        draft=best.draft,
         elapsed_s=round(time.monotonic() - started, 4),
         compiled=prepared.compiled,
     )
@@ -180,15 +185,36 @@ def _tag(on_event: Callable[[LoopEvent], None], branch: int, event: LoopEvent) -
 
 
 def _stats(proposer: Any) -> dict[str, Any]:
+    """The proposer's counts; a model proposer adds its parse counts (``answers``,
+    ``parsed``, ``drop_reasons``, ``draft_answers``, ``draft_parsed``, ...)."""
     stats = getattr(proposer, "stats", None)
     if stats is None:
         return {}
-    return {
+    out = {
         "requests": stats.requests,
         "candidates": stats.candidates,
         "dropped": stats.dropped,
         "errors": list(stats.errors)[-5:],
     }
+    report = getattr(proposer, "report", None)
+    if callable(report):
+        out.update(report())
+    return out
+
+
+def _can_draft(draft: str | None, proposers: list[Proposer]) -> None:
+    """``draft: "model"`` needs a proposer with a model on every branch: a 422 otherwise."""
+    if draft != "model":
+        return
+    for proposer in proposers:
+        if getattr(proposer, "model_draft", None) is None:
+            raise RefineryError(
+                f"proposer {proposer.name!r} has no model to draft with: use "
+                'options.draft "heuristic" (or leave it out) with it',
+                code="invalid_option",
+                param="options.draft",
+                status_code=422,
+            )
 
 
 def _within_limits(request: PlanRequest, settings: PlannerSettings) -> None:

@@ -36,8 +36,10 @@ __all__ = [
 SIZES: dict[str, dict[str, int]] = {
     "tiny": {"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2, "mlp": 128, "vocab": 1024},
     "small": {"hidden": 128, "layers": 2, "heads": 4, "kv_heads": 2, "mlp": 256, "vocab": 4096},
+    "student": {"hidden": 256, "layers": 4, "heads": 4, "kv_heads": 2, "mlp": 768, "vocab": 4096},
 }
-"""Local bases by name: ``tiny`` for tests and CPU, ``small`` for a CPU demo worth watching."""
+"""Local bases by name: ``tiny`` for tests and CPU, ``small`` for a CPU demo worth watching,
+``student`` (``tiny:student``, 4 layers of 256) for the CPU learning ladder."""
 
 
 def _size(size: str) -> dict[str, int]:

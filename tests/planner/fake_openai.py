@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+import jsonschema
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, Field, ValidationError, model_validator
@@ -62,6 +63,41 @@ GARBAGE = (
 
 _FENCE = re.compile(r"```json\n(.*?)\n```", re.S)
 _CLIP = re.compile(r"^(\S+) \| ([0-9.]+)s \| ", re.M)
+_SHOT = re.compile(r"^(\d+) \| (\S+) \| ([0-9.]+)–([0-9.]+)s \|", re.M)
+_COUNT = re.compile(r"timeline (\d+) shots")
+
+
+def _prompt_shots(prompt: str) -> list[dict[str, Any]]:
+    """The timeline's shots the prompt shows: the full prompt's ```json block, or the
+    compact prompt's ``SHOTS`` lines (shots it does not show are known only by index)."""
+    match = _FENCE.search(prompt)
+    if match:
+        return json.loads(match.group(1))["shots"]
+    count = _COUNT.search(prompt)
+    shots: list[dict[str, Any]] = [{} for _ in range(int(count.group(1)) if count else 0)]
+    for index, clip_id, in_s, out_s in _SHOT.findall(prompt):
+        shots[int(index)] = {"clip_id": clip_id, "in_s": float(in_s), "out_s": float(out_s)}
+    return shots
+
+
+def draft_from_prompt(prompt: str, schema: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A Timeline.1 first cut of 2–5 shots from the prompt's clip table (ids the request's
+    schema allows), with the first track the schema allows."""
+    allowed = set(schema["$defs"]["ShotIn"]["properties"]["clip_id"]["enum"])
+    clips = [(cid, float(d)) for cid, d in _CLIP.findall(prompt.split("\nMUSIC")[0])]
+    clips = [(cid, d) for cid, d in clips if cid in allowed]
+    shots = []
+    for _ in range(rng.randint(2, 5)):
+        clip_id, duration = rng.choice(clips)
+        shots.append({"clip_id": clip_id, "in_s": 0.0, "out_s": round(min(duration, 2.0), 3)})
+    music = schema["$defs"].get("MusicPlacementIn")
+    placed = {"track_id": music["properties"]["track_id"]["enum"][0]} if music else None
+    return {
+        "schema": "Timeline.1",
+        "fps": schema["properties"]["fps"]["const"],
+        "shots": shots,
+        "music": placed,
+    }
 
 
 class _Message(BaseModel):
@@ -194,9 +230,16 @@ class FakeOpenAI(FakeChatEndpoint):
         rng = _rng(chat, index)
         if self.mode == "garbage" or (self.mode == "mixed" and index % 2 == 1):
             return rng.choice(GARBAGE)
-        patch = propose_from_prompt(chat.messages[-1].content, rng)
-        text = json.dumps(patch, separators=(",", ":"))
         structured = chat.response_format is not None and chat.response_format.type != "text"
+        schema = chat.response_format.json_schema if chat.response_format else None
+        prompt = chat.messages[-1].content
+        if schema is not None and "shots" in schema.schema_.get("properties", {}):
+            answer = draft_from_prompt(prompt, schema.schema_, rng)
+        else:
+            answer = propose_from_prompt(prompt, rng)
+        if schema is not None:  # what a structured-output server guarantees
+            jsonschema.validate(answer, schema.schema_)
+        text = json.dumps(answer, separators=(",", ":"))
         return text if structured else f"Here is my patch:\n```json\n{text}\n```\nIt should help."
 
 
@@ -210,11 +253,10 @@ def _rng(chat: _ChatRequest, index: int) -> random.Random:
 
 def propose_from_prompt(prompt: str, rng: random.Random) -> dict[str, Any]:
     """A Patch.1 that applies to the prompt's timeline: trim, swap, move, remove or insert."""
-    match = _FENCE.search(prompt)
-    shots = json.loads(match.group(1))["shots"] if match else []
-    clips = [(cid, float(dur)) for cid, dur in _CLIP.findall(prompt)]
+    shots = _prompt_shots(prompt)
+    clips = [(cid, float(dur)) for cid, dur in _CLIP.findall(prompt.split("\nMUSIC")[0])]
     options = ["insert"] if clips else []
-    if shots:
+    if any(shots):
         options.append("trim")
     if len(shots) >= 2:
         options += ["swap", "move", "remove"]
@@ -225,7 +267,7 @@ def propose_from_prompt(prompt: str, rng: random.Random) -> dict[str, Any]:
         op = {"op": "insert", "at": rng.randint(0, len(shots)), "clip_id": clip_id}
         op.update(in_s=0.0, out_s=out_s)
     elif kind == "trim":
-        i = rng.randrange(len(shots))
+        i = rng.choice([i for i, shot in enumerate(shots) if shot])
         in_s, out_s = shots[i]["in_s"], shots[i]["out_s"]
         keep = max(0.1, round((out_s - in_s) * rng.uniform(0.5, 0.9), 3))
         op = {"op": "trim", "shot": i, "in_s": in_s, "out_s": round(in_s + keep, 3)}

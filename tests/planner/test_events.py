@@ -94,6 +94,7 @@ def test_each_branch_is_told_in_turn(tmp_path: Path, database_url: str) -> None:
             "event": "draft",
             "branch": index,
             "proposer": branch["proposer"],
+            "draft": branch["draft"],
             "ves": told[0]["ves"],
             "feasible": told[0]["feasible"],
         }

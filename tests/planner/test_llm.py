@@ -9,6 +9,11 @@ import pytest
 from services.planner.proposers.base import Proposer, ProposerError
 from services.planner.proposers.llm import LLMProposer
 from services.planner.proposers.prompting import patch_schema, render_messages
+from services.planner.proposers.schemas import (
+    patch_token_budget,
+    task_patch_schema,
+    task_timeline_schema,
+)
 from services.verifier.patches import apply_patch
 from services.verifier.protocol import PatchIn
 from services.verifier.score import Verifier
@@ -74,11 +79,15 @@ def test_request_carries_structured_output_and_sampling(proposer, fake, surf) ->
     assert body["chat_template_kwargs"] == {"enable_thinking": False}
     assert body["response_format"] == {
         "type": "json_schema",
-        "json_schema": {"name": "Patch", "schema": patch_schema(), "strict": False},
+        "json_schema": {
+            "name": "Patch",
+            "schema": task_patch_schema(task, timeline),
+            "strict": False,
+        },
     }
-    assert body["response_format"]["json_schema"]["schema"] == PatchIn.model_json_schema(
-        by_alias=True
-    )
+    assert body["max_tokens"] >= patch_token_budget()
+    generic = PatchIn.model_json_schema(by_alias=True)
+    assert patch_schema() == generic
 
 
 def test_same_seed_same_proposals_other_seed_differs(proposer, surf) -> None:
@@ -123,8 +132,8 @@ def test_unstructured_answers_in_prose_are_still_read(fake_server, fake, surf) -
     task, timeline, report = surf
 
     class Unstructured(LLMProposer):
-        def request_body(self, messages, *, n, seed):
-            body = super().request_body(messages, n=n, seed=seed)
+        def request_body(self, messages, *, n, seed, schema=None, max_tokens=None):
+            body = super().request_body(messages, n=n, seed=seed, schema=schema)
             del body["response_format"]
             return body
 
@@ -234,3 +243,21 @@ def test_thinking_and_fences_around_an_answer_are_stripped(fake_server, fake, su
     for proposal in proposals:
         assert all(type(op).__name__ != "Explode" for op in proposal.ops)
         apply_patch(task, timeline, proposal.ops)
+
+
+def test_the_model_drafts_under_the_timeline_schema(proposer, fake, surf) -> None:
+    task = surf[0]
+    cut = proposer.model_draft(task, seed=4, n=3)
+    body = fake.requests[0]
+    assert body["n"] == 3 and body["seed"] == 4
+    assert body["response_format"]["json_schema"]["name"] == "Timeline"
+    assert body["response_format"]["json_schema"]["schema"] == task_timeline_schema(task)
+    assert cut is not None and cut.shots and {s.clip_id for s in cut.shots} <= set(task.clips)
+    counts = proposer.report()
+    assert (counts["draft_answers"], counts["draft_parsed"]) == (3, 3)
+
+
+def test_a_failed_draft_request_gives_no_cut(proposer, fake, surf) -> None:
+    fake.mode = "error"
+    assert proposer.model_draft(surf[0], seed=0, n=2) is None
+    assert proposer.stats.errors and proposer.report()["draft_answers"] == 0

@@ -85,12 +85,14 @@ def test_non_cut_transitions_and_execution_errors_are_shown(surf) -> None:
 def test_an_80_clip_pool_stays_under_4k_tokens() -> None:
     task = pool_task(80)
     timeline, report = state(task)
-    messages = render_messages(task, timeline, report)
+    messages = render_messages(task, timeline, report, compact=False)
     text = "".join(m["content"] for m in messages)
     assert messages[0]["content"] == SYSTEM_PROMPT
     assert len(task.clips) == 80 and all(cid in text for cid in task.clips)
     # ~3.5 characters a token for this mix of prose, ids and JSON: < 14k chars is < 4k tokens
     assert len(text) < 14_000
+    compact = "".join(m["content"] for m in render_messages(task, timeline, report))
+    assert len(compact) < len(text) // 2
 
 
 def test_long_captions_are_cut() -> None:

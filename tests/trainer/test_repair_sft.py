@@ -38,7 +38,9 @@ class Scripted(CompletionProposer):
         self.texts = texts
         self.sent: list[list[dict[str, str]]] = []
 
-    def complete(self, messages: list[dict[str, str]], *, n: int, seed: int) -> list[str | None]:
+    def complete(
+        self, messages: list[dict[str, str]], *, n: int, seed: int, **_: object
+    ) -> list[str | None]:
         self.sent.append(messages)
         return list(self.texts[:n])
 

@@ -3,8 +3,12 @@
 The checkpoint loads on first use, from local files only, and stays cached per path and
 device for the process: every proposer on the same checkpoint shares one model. Candidates
 are ``n`` sampled continuations of the same prompt the LLM proposer sends (through the
-tokenizer's chat template when it has one), read like the LLM's answers: unusable ones are
-counted and dropped, never raised. A path that holds no checkpoint is a 422 at construction.
+tokenizer's chat template when it has one), decoded under the task's narrowed Patch.1 (or,
+for a first cut, Timeline.1) schema with xgrammar as a logits processor
+(:mod:`~services.planner.proposers.grammar`), so even an untrained checkpoint answers JSON
+of the schema; they are read like the LLM's answers: unusable ones are counted and dropped,
+never raised. ``max_new_tokens`` defaults to the schema's token budget.
+A path that holds no checkpoint is a 422 at construction.
 
 A PEFT adapter folder (``adapter_config.json``, e.g. the ``adapter/`` the trainer writes
 beside a merged checkpoint) loads onto its base, which must itself be a local checkpoint;
@@ -26,6 +30,7 @@ from typing import Any
 
 from services.planner.proposers.base import ProposerError
 from services.planner.proposers.completion import CompletionProposer
+from services.planner.proposers.grammar import GrammarDecoder
 from services.planner.proposers.simple_draft import DraftFn, simple_draft
 
 
@@ -36,6 +41,15 @@ class LoadedModel:
     tokenizer: Any
     model: Any
     lock: threading.Lock = field(default_factory=threading.Lock)
+    _grammar: GrammarDecoder | None = None
+
+    @property
+    def grammar(self) -> GrammarDecoder:
+        """The schema-constrained decoder for this tokenizer and vocabulary (built once)."""
+        if self._grammar is None:
+            vocab = self.model.get_output_embeddings().weight.shape[0]
+            self._grammar = GrammarDecoder(self.tokenizer, vocab)
+        return self._grammar
 
 
 _CACHE: dict[tuple[str, str], LoadedModel] = {}
@@ -176,7 +190,8 @@ class HFProposer(CompletionProposer):
         path_or_id: str,
         *,
         device: str = "auto",
-        max_new_tokens: int = 256,
+        max_new_tokens: int | None = None,
+        constrained: bool = True,
         temperature: float = 1.0,
         top_p: float = 1.0,
         draft: DraftFn = simple_draft,
@@ -186,6 +201,7 @@ class HFProposer(CompletionProposer):
         self.path = resolve_checkpoint(path_or_id)
         self.device = choose_device(device)
         self.max_new_tokens = max_new_tokens
+        self.constrained = constrained
         self.temperature = temperature
         self.top_p = top_p
 
@@ -197,8 +213,17 @@ class HFProposer(CompletionProposer):
         """Load the checkpoint now; :class:`ProposerError` (422) when it cannot load."""
         self.loaded  # noqa: B018 - loading is the check
 
-    def complete(self, messages: list[dict[str, str]], *, n: int, seed: int) -> list[str]:
-        """``n`` sampled continuations (one when ``temperature`` is 0: greedy); ``[]`` after a
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        n: int,
+        seed: int,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> list[str]:
+        """``n`` sampled continuations (one when ``temperature`` is 0: greedy), decoded under
+        ``schema`` unless the proposer was built with ``constrained=False``; ``[]`` after a
         generation failure, which is recorded in ``stats.errors``."""
         import torch
 
@@ -211,9 +236,24 @@ class HFProposer(CompletionProposer):
             return_tensors="pt",
             add_special_tokens=not templated,  # a chat template writes its own
         ).to(self.device)
+        options = self._options(tokenizer, n, max_tokens)
+        try:
+            if schema is not None and self.constrained:
+                options["logits_processor"] = [loaded.grammar.processor(schema)]
+            with loaded.lock, _seeded(torch, self.device, seed), torch.inference_mode():
+                output = model.generate(**inputs, **options)
+        except (RuntimeError, ValueError, IndexError, AssertionError) as error:
+            self.stats.errors.append(f"{self.name}: generation failed: {error}")
+            return []
+        new = output[:, inputs["input_ids"].shape[1] :]
+        return tokenizer.batch_decode(new, skip_special_tokens=True)
+
+    def _options(self, tokenizer: Any, n: int, max_tokens: int | None) -> dict[str, Any]:
+        """``generate``'s keywords: the token budget (``max_new_tokens`` when set, else the
+        schema's, else 256) and the sampling settings."""
         sample = self.temperature > 0
         options: dict[str, Any] = {
-            "max_new_tokens": self.max_new_tokens,
+            "max_new_tokens": self.max_new_tokens or max_tokens or 256,
             "do_sample": sample,
             "num_return_sequences": n if sample else 1,
             "pad_token_id": tokenizer.pad_token_id
@@ -222,14 +262,7 @@ class HFProposer(CompletionProposer):
         }
         if sample:
             options.update(temperature=self.temperature, top_p=self.top_p)
-        try:
-            with loaded.lock, _seeded(torch, self.device, seed), torch.inference_mode():
-                output = model.generate(**inputs, **options)
-        except (RuntimeError, ValueError, IndexError) as error:
-            self.stats.errors.append(f"{self.name}: generation failed: {error}")
-            return []
-        new = output[:, inputs["input_ids"].shape[1] :]
-        return tokenizer.batch_decode(new, skip_special_tokens=True)
+        return options
 
 
 @contextmanager

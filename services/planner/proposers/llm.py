@@ -27,7 +27,7 @@ from services.common.openai_chat import (
 )
 from services.planner.proposers.base import ProposerError
 from services.planner.proposers.completion import CompletionProposer
-from services.planner.proposers.prompting import patch_schema
+from services.planner.proposers.schemas import patch_schema
 from services.planner.proposers.simple_draft import DraftFn, simple_draft
 
 
@@ -85,12 +85,21 @@ class LLMProposer(CompletionProposer, ChatEndpointOwner):
 
     # -- the proposer contract ------------------------------------------------------------
 
-    def complete(self, messages: list[dict[str, str]], *, n: int, seed: int) -> list[str | None]:
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        n: int,
+        seed: int,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> list[str | None]:
         """The ``n`` choices' texts (``None`` for a choice without text); ``[]`` after a
         failed request, which is recorded in ``stats.errors``."""
         self.stats.requests += 1
+        body = self.request_body(messages, n=n, seed=seed, schema=schema, max_tokens=max_tokens)
         try:
-            response = self.endpoint.post(self.request_body(messages, n=n, seed=seed))
+            response = self.endpoint.post(body)
         except EndpointRefused as error:
             self._error(error.reason)
             return []
@@ -99,8 +108,20 @@ class LLMProposer(CompletionProposer, ChatEndpointOwner):
             return []
         return self._choices(response)
 
-    def request_body(self, messages: list[dict[str, str]], *, n: int, seed: int) -> dict[str, Any]:
-        """The chat request: ``n`` structured candidates, thinking off (Qwen3 on vLLM)."""
+    def request_body(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        n: int,
+        seed: int,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> dict[str, Any]:
+        """The chat request: ``n`` candidates under the server's structured outputs
+        (``response_format`` json_schema: ``schema``, else the generic Patch.1), thinking off
+        (Qwen3 on vLLM); ``max_tokens`` at least the schema's budget."""
+        schema = schema if schema is not None else self._schema
+        name = "Timeline" if "shots" in schema.get("properties", {}) else "Patch"
         return without_thinking(
             {
                 "model": self.model,
@@ -108,10 +129,10 @@ class LLMProposer(CompletionProposer, ChatEndpointOwner):
                 "n": n,
                 "seed": seed,
                 "temperature": self.temperature,
-                "max_tokens": self.max_tokens,
+                "max_tokens": max(self.max_tokens, max_tokens or 0),
                 "response_format": {
                     "type": "json_schema",
-                    "json_schema": {"name": "Patch", "schema": self._schema, "strict": False},
+                    "json_schema": {"name": name, "schema": schema, "strict": False},
                 },
             }
         )

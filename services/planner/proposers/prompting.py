@@ -71,11 +71,17 @@ from the task. Answer with the JSON object only."""
 # --- rendering -------------------------------------------------------------------------------
 
 
-def render_messages(task: Task, timeline: Timeline, report: Report) -> list[dict[str, str]]:
-    """The chat messages every model proposer sends: the system rules, then the state."""
+def render_messages(
+    task: Task, timeline: Timeline, report: Report, *, compact: bool = True
+) -> list[dict[str, str]]:
+    """The chat messages every model proposer sends: the system rules, then the state
+    (:func:`render_compact_prompt` by default, :func:`render_prompt` with ``compact=False``)."""
+    from services.planner.proposers.compact import render_compact_prompt
+
+    render = render_compact_prompt if compact else render_prompt
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": render_prompt(task, timeline, report)},
+        {"role": "user", "content": render(task, timeline, report)},
     ]
 
 
@@ -216,7 +222,8 @@ def _report_lines(report: Report, fps: int) -> list[str]:
 
 
 def patch_schema() -> dict[str, Any]:
-    """Patch.1 as JSON Schema: the structured-output ``response_format`` schema."""
+    """Patch.1 as JSON Schema (``GET /v1/schemas/patch``); decoding narrows it to the task
+    (:mod:`~services.planner.proposers.schemas`)."""
     return PatchIn.model_json_schema(by_alias=True)
 
 

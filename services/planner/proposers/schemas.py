@@ -1,0 +1,167 @@
+"""The answer schemas a model proposer decodes under: Patch.1 and Timeline.1, narrowed to a task.
+
+The generic schemas are exactly what the verifier serves at ``GET /v1/schemas/patch`` and
+``GET /v1/schemas/timeline`` (the same pydantic models). For decoding they are narrowed to the
+task at hand, so that every answer the grammar lets through also reads as a usable answer:
+
+- clip and track ids are ``enum`` s of the task's pool (an invented id cannot be written);
+- shot indexes stop at the current timeline's length, times at the longest clip or track;
+- lists are short (:data:`MAX_PATCH_OPS` ops, a draft at most :func:`draft_shot_cap` shots),
+  so an answer always fits in the token budget :func:`patch_token_budget` /
+  :func:`draft_token_budget` gives it;
+- the draft schema is the cut-only part of Timeline.1: shots without ``transition_in``
+  (every join is a cut; transitions are repair ops), music placed or ``null``.
+
+A narrowed schema is still a restriction of the wire schema: what validates against it
+validates as Patch.1 / Timeline.1.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from functools import lru_cache
+from typing import Any
+
+from services.verifier.ledger import Duration, ShotLength
+from services.verifier.protocol.patch import PatchIn
+from services.verifier.protocol.timeline import TimelineIn
+from services.verifier.task import Task
+from services.verifier.timeline import Timeline, to_seconds
+
+__all__ = [
+    "MAX_DRAFT_SHOTS",
+    "MAX_PATCH_OPS",
+    "draft_shot_cap",
+    "draft_token_budget",
+    "patch_schema",
+    "patch_token_budget",
+    "task_patch_schema",
+    "task_timeline_schema",
+    "timeline_schema",
+]
+
+MAX_PATCH_OPS = 4
+"""Ops in one constrained patch: repairs are local; the loop chains rounds for more."""
+MAX_DRAFT_SHOTS = 24
+"""Shots in one constrained draft, whatever the ledger allows."""
+TOKENS_PER_OP = 48
+"""A worst-case op (``insert`` with six-decimal times, single-byte tokens) in tokens."""
+TOKENS_PER_SHOT = 40
+TOKENS_OVERHEAD = 48
+"""The wrapper (``{"schema":"Patch.1","ops":[`` … or a music placement) and the eos."""
+
+_SHOT_FIELDS = ("shot", "at", "from", "to", "a", "b")
+
+
+@lru_cache(maxsize=1)
+def _patch_wire() -> dict[str, Any]:
+    return PatchIn.model_json_schema(by_alias=True)
+
+
+@lru_cache(maxsize=1)
+def _timeline_wire() -> dict[str, Any]:
+    return TimelineIn.model_json_schema(by_alias=True)
+
+
+def patch_schema() -> dict[str, Any]:
+    """Patch.1 as JSON Schema (``GET /v1/schemas/patch``)."""
+    return copy.deepcopy(_patch_wire())
+
+
+def timeline_schema() -> dict[str, Any]:
+    """Timeline.1 as JSON Schema (``GET /v1/schemas/timeline``)."""
+    return copy.deepcopy(_timeline_wire())
+
+
+def _longest_clip_s(task: Task) -> float:
+    return to_seconds(max((c.duration for c in task.clips.values()), default=task.fps), task.fps)
+
+
+def _longest_track_s(task: Task) -> float:
+    return to_seconds(max((t.duration for t in task.tracks.values()), default=0), task.fps)
+
+
+def task_patch_schema(
+    task: Task, timeline: Timeline, *, max_ops: int = MAX_PATCH_OPS
+) -> dict[str, Any]:
+    """Patch.1 narrowed to ``task``'s ids and ``timeline``'s shots (see the module doc)."""
+    schema = patch_schema()
+    defs = schema["$defs"]
+    last_shot = max(len(timeline.shots) - 1, 0)
+    clip_s = _longest_clip_s(task)
+    for name, op in list(defs.items()):
+        props = op.get("properties", {})
+        if "clip_id" in props:
+            props["clip_id"] = {"enum": sorted(task.clips)}
+        if "track_id" in props:
+            if not task.tracks:
+                del defs[name]  # no music to set: the op is not offered
+                continue
+            props["track_id"] = {"enum": sorted(task.tracks)}
+            props["offset_s"]["maximum"] = max(_longest_track_s(task), 0.0)
+        for field in _SHOT_FIELDS:
+            if field in props:
+                limit = len(timeline.shots) if field == "at" else last_shot
+                props[field] = {"type": "integer", "minimum": 0, "maximum": limit}
+        for field in ("in_s", "out_s"):
+            if field in props:
+                props[field]["maximum"] = clip_s
+    ops = schema["properties"]["ops"]
+    ops["maxItems"] = max_ops
+    items = ops["items"]
+    # the "op" consts make the branches disjoint: anyOf says the same to a grammar engine
+    items["anyOf"] = [ref for ref in items.pop("oneOf") if ref["$ref"].rsplit("/", 1)[-1] in defs]
+    items.pop("discriminator", None)
+    return schema
+
+
+def draft_shot_cap(task: Task) -> int:
+    """The most shots a draft may have: the longest allowed cut over the shortest allowed
+    shot (capped at :data:`MAX_DRAFT_SHOTS`)."""
+    fps = task.fps
+    longest = next((r.max for r in task.ledger if isinstance(r, Duration)), 60 * fps)
+    shortest = next((r.min for r in task.ledger if isinstance(r, ShotLength)), fps)
+    return max(1, min(MAX_DRAFT_SHOTS, math.ceil(longest / max(shortest, 1))))
+
+
+def task_timeline_schema(task: Task, *, max_shots: int | None = None) -> dict[str, Any]:
+    """The cut-only Timeline.1 for ``task`` (see the module doc)."""
+    schema = timeline_schema()
+    defs = schema["$defs"]
+    shot = defs["ShotIn"]
+    shot["properties"].pop("transition_in", None)
+    shot["properties"]["clip_id"] = {"enum": sorted(task.clips)}
+    for field in ("in_s", "out_s"):
+        shot["properties"][field]["maximum"] = _longest_clip_s(task)
+    defs.pop("TransitionIn", None)
+    defs.pop("TransitionType", None)
+    props = schema["properties"]
+    props["fps"] = {"const": task.fps}
+    props["shots"] = {
+        "type": "array",
+        "items": {"$ref": "#/$defs/ShotIn"},
+        "minItems": 1,
+        "maxItems": max_shots or draft_shot_cap(task),
+    }
+    schema["required"] = ["schema", "fps", "shots", "music"]
+    if task.tracks:
+        music = defs["MusicPlacementIn"]["properties"]
+        music["track_id"] = {"enum": sorted(task.tracks)}
+        longest = _longest_track_s(task)
+        music["offset_s"]["maximum"] = longest
+        music["fade_out_s"]["maximum"] = longest
+    else:
+        props["music"] = {"type": "null"}
+        defs.pop("MusicPlacementIn", None)
+    return schema
+
+
+def patch_token_budget(max_ops: int = MAX_PATCH_OPS) -> int:
+    """``max_new_tokens`` that fits any answer of :func:`task_patch_schema`."""
+    return TOKENS_OVERHEAD + TOKENS_PER_OP * max_ops
+
+
+def draft_token_budget(task: Task) -> int:
+    """``max_new_tokens`` that fits any answer of :func:`task_timeline_schema`."""
+    return TOKENS_OVERHEAD * 2 + TOKENS_PER_SHOT * draft_shot_cap(task)

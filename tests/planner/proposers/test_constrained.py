@@ -1,0 +1,205 @@
+"""Schema-constrained decoding: every answer of an untrained checkpoint parses, and it drafts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("transformers")
+pytest.importorskip("xgrammar")
+
+from fastapi.testclient import TestClient
+
+from benchmarks.editbench import generate
+from services.planner.proposers import hf
+from services.planner.proposers.drafting import read_timeline
+from services.planner.proposers.hf import HFProposer
+from services.planner.proposers.prompting import PatchParseError, patch_text
+from services.planner.proposers.schemas import (
+    patch_schema,
+    task_patch_schema,
+    task_timeline_schema,
+    timeline_schema,
+)
+from services.planner.proposers.simple_draft import simple_draft
+from services.verifier import patches as P
+from services.verifier.app import build_app as build_verifier
+from services.verifier.config import VerifierSettings
+from services.verifier.protocol import TaskIn
+from services.verifier.protocol.timeline import timeline_payload
+from services.verifier.score import Verifier
+from services.verifier.timeline import FrameRange
+from tests.planner.proposers.tiny import build
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return [TaskIn.model_validate(row["task"]).to_task() for row in generate(3, seed=7)]
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tasks, tmp_path_factory) -> str:
+    path = build(tmp_path_factory.mktemp("untrained") / "ckpt", tasks)
+    yield path
+    hf.clear_cache(path)
+
+
+def test_the_generic_schemas_are_what_the_verifier_serves() -> None:
+    with TestClient(build_verifier(VerifierSettings())) as verifier:
+        assert verifier.get("/v1/schemas/patch").json() == patch_schema()
+        assert verifier.get("/v1/schemas/timeline").json() == timeline_schema()
+
+
+def test_the_task_schemas_name_only_the_tasks_ids(tasks) -> None:
+    task = tasks[0]
+    timeline = simple_draft(task)
+    schema = task_patch_schema(task, timeline)
+    defs = schema["$defs"]
+    assert defs["InsertOp"]["properties"]["clip_id"]["enum"] == sorted(task.clips)
+    assert defs["RemoveOp"]["properties"]["shot"]["maximum"] == len(timeline.shots) - 1
+    assert defs["InsertOp"]["properties"]["at"]["maximum"] == len(timeline.shots)
+    assert schema["properties"]["ops"]["maxItems"] >= 1
+    draft = task_timeline_schema(task)
+    assert draft["properties"]["fps"] == {"const": task.fps}
+    assert draft["$defs"]["ShotIn"]["properties"]["clip_id"]["enum"] == sorted(task.clips)
+
+
+def test_a_task_without_music_offers_no_set_music() -> None:
+    row = next(generate(1, seed=3))
+    row["task"]["music"] = []
+    row["task"]["ledger"] = [c for c in row["task"]["ledger"] if "music" not in c["kind"]]
+    task = TaskIn.model_validate(row["task"]).to_task()
+    schema = task_patch_schema(task, simple_draft(task))
+    refs = [ref["$ref"] for ref in schema["properties"]["ops"]["items"]["anyOf"]]
+    assert "#/$defs/SetMusicOp" not in refs and "SetMusicOp" not in schema["$defs"]
+    assert task_timeline_schema(task)["properties"]["music"] == {"type": "null"}
+
+
+def test_training_targets_are_sentences_of_the_grammar(checkpoint, tasks) -> None:
+    """What SFT teaches (compact Patch.1 / Timeline.1 text) is what constrained decoding
+    writes: the grammar accepts it whole."""
+    grammar = HFProposer(checkpoint, device="cpu").loaded.grammar
+    task = tasks[0]
+    timeline = simple_draft(task)
+    clip = sorted(task.clips)[0]
+    ops = [P.Trim(0, FrameRange(0, 12)), P.Insert(1, clip, FrameRange(3, 40)), P.Swap(0, 1)]
+    assert grammar.accepts(task_patch_schema(task, timeline), patch_text(ops, task.fps))
+    cut = timeline_payload(timeline)
+    for shot in cut["shots"]:
+        del shot["transition_in"]
+    text = json.dumps(cut, separators=(",", ":"))
+    assert grammar.accepts(task_timeline_schema(task), text)
+    assert not grammar.accepts(task_patch_schema(task, timeline), text)
+
+
+def test_every_answer_of_an_untrained_model_parses(checkpoint, tasks) -> None:
+    proposer = HFProposer(checkpoint, device="cpu")
+    for index, task in enumerate(tasks):
+        timeline = simple_draft(task)
+        proposals = proposer.propose(
+            task, timeline, Verifier(task).verify(timeline), n=6, seed=index
+        )
+        assert len(proposals) == 6  # each parses; the verifier may still reject one
+    counts = proposer.report()
+    assert counts["answers"] == 18 and counts["parsed"] == 18, proposer.drop_reasons
+    assert proposer.stats.errors == []
+
+
+def test_an_untrained_model_drafts_a_cut_of_the_task(checkpoint, tasks) -> None:
+    proposer = HFProposer(checkpoint, device="cpu")
+    for index, task in enumerate(tasks):
+        cut = proposer.model_draft(task, seed=index, n=3)
+        assert cut is not None and cut.shots and cut.fps == task.fps
+        assert {shot.clip_id for shot in cut.shots} <= set(task.clips)
+    counts = proposer.report()
+    assert counts["draft_answers"] == 9 and counts["draft_parsed"] == 9, counts
+
+
+def test_unconstrained_decoding_is_still_possible_and_counted(checkpoint, tasks) -> None:
+    task = tasks[0]
+    timeline = simple_draft(task)
+    free = HFProposer(checkpoint, device="cpu", constrained=False, max_new_tokens=16)
+    free.propose(task, timeline, Verifier(task).verify(timeline), n=4, seed=0)
+    counts = free.report()
+    assert counts["answers"] == 4 and counts["parsed"] < 4
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("no json here", "no_json"),
+        ('{"schema":"Timeline.1","fps":25,"shots":[],"music":null}', "no_shots"),
+        (
+            '{"schema":"Timeline.1","fps":25,"shots":[{"clip_id":"zz","in_s":0,"out_s":1}]}',
+            "unknown_id",
+        ),
+        ('{"schema":"Patch.1","ops":[]}', "schema"),
+    ],
+)
+def test_unreadable_drafts_name_their_reason(tasks, text: str, reason: str) -> None:
+    task = tasks[0]
+    text = text.replace('"fps":25', f'"fps":{task.fps}')
+    with pytest.raises(PatchParseError) as caught:
+        read_timeline(text, task)
+    assert caught.value.reason == reason
+
+
+def test_backwards_and_empty_shots_are_read_and_counted(tasks) -> None:
+    task = tasks[0]
+    clip = sorted(task.clips)[0]
+    shots = [
+        {"clip_id": clip, "in_s": 2.0, "out_s": 1.0},
+        {"clip_id": clip, "in_s": 1.0, "out_s": 1.0},
+        {"clip_id": clip, "in_s": 0.0, "out_s": 0.5},
+    ]
+    text = json.dumps({"schema": "Timeline.1", "fps": task.fps, "shots": shots, "music": None})
+    cut, fixed = read_timeline(text, task)
+    assert fixed == 2 and len(cut.shots) == 2
+    assert cut.shots[0].source == FrameRange(task.fps, 2 * task.fps)
+
+
+def test_prompts_fit_the_students_context(checkpoint, tasks) -> None:
+    from services.planner.proposers.drafting import render_draft_messages
+    from services.planner.proposers.hf import prompt_text
+    from services.planner.proposers.prompting import render_messages
+
+    tokenizer = HFProposer(checkpoint, device="cpu").loaded.tokenizer
+    for task in tasks:
+        timeline = simple_draft(task)
+        report = Verifier(task).verify(timeline)
+        for messages in (render_messages(task, timeline, report), render_draft_messages(task)):
+            ids = tokenizer(prompt_text(tokenizer, messages), add_special_tokens=False)
+            assert len(ids["input_ids"]) < 3072
+
+
+def test_the_compact_prompt_names_what_is_wrong(tasks) -> None:
+    from services.planner.proposers.compact import named_shots, render_compact_prompt
+
+    assert named_shots(["shots 3–5 and 9 are long", "shot 12 is short", "shot 2"], 10) == [
+        3,
+        4,
+        5,
+        9,
+        2,
+    ]
+    task = tasks[0]
+    timeline = simple_draft(task)
+    report = Verifier(task).verify(timeline)
+    prompt = render_compact_prompt(task, timeline, report)
+    assert prompt == render_compact_prompt(task, timeline, report)
+    for result in report.constraints:
+        if not result.satisfied:
+            assert (result.message or "not satisfied") in prompt
+    assert task.brief.text in prompt and "```json" not in prompt
+
+
+def test_the_heuristic_checkpoint_path_still_drafts_with_simple_draft(checkpoint, tasks) -> None:
+    task = tasks[0]
+    assert HFProposer(checkpoint, device="cpu").draft(task, seed=0) == simple_draft(task, seed=0)
+
+
+def test_the_student_size_exists() -> None:
+    from services.trainer.models import SIZES
+
+    assert SIZES["student"]["layers"] >= 4 and SIZES["student"]["hidden"] == 256
