@@ -191,6 +191,11 @@ def _show(result: PlanResponse, console: Console) -> None:
         f"plan {result.plan_id}: VES {result.ves:.3f} (draft "
         f"{result.draft_ves:.3f}) in {result.elapsed_s:.2f} s"
     )
+    if result.ves_upper_bound is not None:
+        console.print(
+            f"upper bound {result.ves_upper_bound:.3f}: the plan is at most "
+            f"{result.gap_to_bound or 0.0:.3f} below the best cut of this pool"
+        )
 
 
 def plan(

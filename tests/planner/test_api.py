@@ -72,6 +72,8 @@ def test_plan_reaches_a_feasible_cut_and_records_every_candidate(planner: TestCl
     assert plan["feasible"] and plan["report"]["feasible"]
     assert plan["ves"] >= plan["draft_ves"]
     assert plan["ves"] == plan["report"]["ves"]
+    assert plan["ves"] <= plan["ves_upper_bound"] == plan["report"]["ves_upper_bound"]
+    assert plan["gap_to_bound"] == round(plan["ves_upper_bound"] - plan["ves"], 4)
     assert plan["branches"][0]["proposer"] == "search"
     for r in plan["rounds"]:
         assert set(r) == {"round", "proposer", "patch", "ves_before", "ves_after", "accepted"}
