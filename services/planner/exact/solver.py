@@ -1,0 +1,205 @@
+"""Branch and bound over (shot count, music option) models, each solved by CP-SAT.
+
+Every model gets a quick optimistic value (its fixed parts, the best end-point table entry,
+and 1 for each part the clips decide); models are solved best-first and the rest skipped
+once none can beat the best verified timeline. Inside a model, each CP-SAT optimum is
+re-verified by the :class:`~services.verifier.score.Verifier` (its VES is the truth); when
+the model's objective over-estimated it (an ``order`` rule's inversions), that clip
+sequence is cut off and the model solved again. The answer is *proven* when every model was
+closed this way, or the best timeline reaches the task's upper bound, within the limit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from services.planner.exact import timing
+from services.planner.exact.discretise import music_options, transition_in
+from services.planner.exact.model import SCALE, Built, Timed, build
+from services.planner.exact.pool import choose_clips
+from services.verifier import ledger as L
+from services.verifier.bound import upper_bound
+from services.verifier.score import Verifier
+from services.verifier.task import Task
+from services.verifier.timeline import CUT, FrameRange, Shot, Timeline, Transition
+
+MAX_CLIPS = 12
+MAX_SHOTS = 10
+TIME_LIMIT_S = 10.0
+SEQUENCE_LIMIT_S = 0.2
+"""Per shot count, the time spent bounding the clip-decided parts (a weaker bound after)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    timeline: Timeline | None
+    ves: float
+    """The verifier's VES of ``timeline`` (0 when there is none)."""
+    proven: bool
+    """No timeline of the discretisation beats ``timeline`` by more than ``tolerance``."""
+    status: str
+    """``optimal``, ``bound`` (it reached the task's upper bound), ``time_limit`` or
+    ``no_timeline``."""
+    elapsed_s: float
+    models: int
+    """CP-SAT solves run."""
+    restricted: bool
+    """The pool was cut to ``max_clips`` clips: exact on that sub-pool only."""
+    upper_bound: float
+    tolerance: float
+
+
+@dataclass(slots=True)
+class _Search:
+    verifier: Verifier
+    clips: list[str]
+    transition: Transition
+    deadline: float
+    workers: int
+    best: Timeline | None = None
+    best_ves: float = 0.0
+    solves: int = 0
+    timed_out: bool = False
+    tolerance: float = 0.0
+
+
+def solve(
+    task: Task,
+    *,
+    max_clips: int = MAX_CLIPS,
+    max_shots: int = MAX_SHOTS,
+    time_limit_s: float = TIME_LIMIT_S,
+    workers: int = 1,
+) -> Solution:
+    """The VES-optimal timeline of ``task`` on the discretisation (see the module doc)."""
+    start = time.monotonic()
+    verifier = Verifier(task)
+    clips = choose_clips(verifier, max_clips)
+    bound = upper_bound(task, verifier).ves
+    search = _Search(verifier, clips, transition_in(task), start + time_limit_s, workers)
+    reached = False
+    for value, n, options in _models(search, max_shots):
+        if search.best is not None and value <= search.best_ves + 1e-9:
+            break  # this and every later model are no better than the best verified
+        if search.best_ves >= bound - 1e-9:
+            reached = True
+            break
+        if time.monotonic() >= search.deadline:
+            search.timed_out = True
+            break
+        _close(search, build(verifier, clips, n, options, search.transition), options)
+        if search.timed_out:
+            break
+    reached = reached or search.best_ves >= bound - 1e-9
+    proven = reached or not search.timed_out
+    status = "bound" if reached else "optimal" if proven else "time_limit"
+    if search.best is None:
+        status = "no_timeline" if proven else "time_limit"
+    return Solution(
+        search.best,
+        search.best_ves,
+        proven,
+        status,
+        round(time.monotonic() - start, 4),
+        search.solves,
+        len(clips) < len(task.clips),
+        bound,
+        search.tolerance,
+    )
+
+
+def _models(search: _Search, max_shots: int) -> list[tuple[float, int, list[Timed]]]:
+    """A model per shot count with its optimistic value, best first: the best of the parts
+    the clips decide (one short CP-SAT solve) plus the best any music option's timing allows."""
+    verifier = search.verifier
+    lengths = sum(
+        timing.weight(r, verifier) for r in verifier.task.ledger if isinstance(r, L.ShotLength)
+    )
+    tables = [(o, timing.total_table(verifier, o)) for o in music_options(verifier.task)]
+    out = []
+    for n in range(1, min(max_shots, len(search.clips)) + 1):
+        options: list[Timed] = []
+        best = -1.0
+        for option, by_total in tables:
+            fixed = timing.fixed_part(verifier, option, n, search.transition)
+            if fixed is None:
+                continue
+            options.append((option, fixed, by_total))
+            pacing = timing.pacing_table(verifier, option, n)
+            best = max(best, fixed + max(map(sum, zip(by_total, pacing, strict=True))))
+        if options:
+            out.append((best + lengths + _sequence_best(search, n), n, options))
+    out.sort(key=lambda m: (-m[0], m[1]))
+    return out
+
+
+def _sequence_best(search: _Search, n: int) -> float:
+    """An upper bound on what the clip-decided parts add with ``n`` shots (2 when the time
+    ran out: every part at its best)."""
+    built = build(search.verifier, search.clips, n, [], search.transition)
+    solver = cp_model.CpSolver()
+    left = search.deadline - time.monotonic()
+    solver.parameters.max_time_in_seconds = max(0.01, min(SEQUENCE_LIMIT_S, left))
+    solver.parameters.num_workers = search.workers
+    status = solver.solve(built.model)
+    search.solves += 1
+    if status == cp_model.INFEASIBLE:
+        return -1.0
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return 2.0
+    return solver.best_objective_bound / SCALE + built.constant + built.rounding
+
+
+def _close(search: _Search, built: Built, options: list[Timed]) -> None:
+    """Solve one model until no clip sequence in it can beat the best verified timeline."""
+    search.tolerance = max(search.tolerance, built.rounding)
+    model = built.model
+    while True:
+        left = search.deadline - time.monotonic()
+        if left <= 0:
+            search.timed_out = True
+            return
+        floor = (search.best_ves - built.rounding - built.constant) * SCALE
+        model.add(built.objective >= math.floor(floor) + 1)  # only what might beat the best
+        solver = cp_model.CpSolver()
+        solver.parameters.max_time_in_seconds = left
+        solver.parameters.num_workers = search.workers
+        status = solver.solve(model)
+        search.solves += 1
+        if status == cp_model.INFEASIBLE:
+            return
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            search.timed_out = True  # UNKNOWN: the limit came first
+            return
+        timeline, chosen = _timeline(search, built, solver, options)
+        ves = search.verifier.verify(timeline).ves
+        if ves > search.best_ves or search.best is None:
+            search.best, search.best_ves = timeline, ves
+        if status == cp_model.FEASIBLE:
+            search.timed_out = True
+            return
+        promised = solver.objective_value / SCALE + built.constant
+        if promised - ves <= built.rounding + 1e-9:
+            return  # the model's optimum is verified: nothing in it beats it
+        model.add_bool_or([built.x[i][c].Not() for i, c in enumerate(chosen)])
+
+
+def _timeline(
+    search: _Search, built: Built, solver: cp_model.CpSolver, options: list[Timed]
+) -> tuple[Timeline, list[int]]:
+    transition = search.transition
+    chosen = [next(c for c, var in enumerate(row) if solver.value(var)) for row in built.x]
+    k = next(k for k, flag in enumerate(built.music) if solver.value(flag))
+    shots, start = [], 0
+    for i, c in enumerate(chosen):
+        end = solver.value(built.cuts[k][i])
+        first = transition.before_cut if i else 0
+        source = FrameRange(first, first + end - start)
+        shots.append(Shot(search.clips[c], source, transition if i else CUT))
+        start = end
+    fps = search.verifier.task.fps
+    return Timeline(fps=fps, shots=tuple(shots), music=options[k][0].placement), chosen
