@@ -221,9 +221,7 @@ def upper_bound(task: Task, verifier: Verifier | None = None) -> Bound:
     hard = [r for r in task.ledger if r.hard]
     soft = [r for r in task.ledger if not r.hard]
     weight = sum(r.weight for r in soft)
-    s_best = (
-        sum(r.weight * rule_best(r, verifier)[0] for r in soft) / weight if weight > 0 else 1.0
-    )
+    s_best = sum(r.weight * rule_best(r, verifier)[0] for r in soft) / weight if weight > 0 else 1.0
     impossible = sum(1 for r in hard if not rule_best(r, verifier)[1])
     window = hard_window(task)
     met = 0.0

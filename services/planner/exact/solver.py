@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import combinations
 
 from ortools.sat.python import cp_model
 
 from services.planner.exact import timing
 from services.planner.exact.discretise import music_options, transition_in
-from services.planner.exact.model import SCALE, Built, Timed, build
+from services.planner.exact.model import SCALE, SEQUENCE, Built, Timed, build
 from services.planner.exact.pool import choose_clips
 from services.verifier import ledger as L
 from services.verifier.bound import upper_bound
@@ -30,6 +31,8 @@ from services.verifier.timeline import CUT, FrameRange, Shot, Timeline, Transiti
 MAX_CLIPS = 12
 MAX_SHOTS = 10
 TIME_LIMIT_S = 10.0
+CP_SAT = {"linearization_level": 2}
+"""CP-SAT parameters: the full LP relaxation proves these models' optima far sooner."""
 SEQUENCE_LIMIT_S = 0.2
 """Per shot count, the time spent bounding the clip-decided parts (a weaker bound after)."""
 
@@ -65,6 +68,7 @@ class _Search:
     solves: int = 0
     timed_out: bool = False
     tolerance: float = 0.0
+    parameters: dict[str, object] = field(default_factory=lambda: dict(CP_SAT))
 
 
 def solve(
@@ -91,7 +95,9 @@ def solve(
         if time.monotonic() >= search.deadline:
             search.timed_out = True
             break
-        _close(search, build(verifier, clips, n, options, search.transition), options)
+        # a music option whose own best cannot beat the best verified stays out of the model
+        useful = [t for v, t in options if v > search.best_ves + 1e-9]
+        _close(search, build(verifier, clips, n, useful, search.transition), useful)
         if search.timed_out:
             break
     reached = reached or search.best_ves >= bound - 1e-9
@@ -112,7 +118,7 @@ def solve(
     )
 
 
-def _models(search: _Search, max_shots: int) -> list[tuple[float, int, list[Timed]]]:
+def _models(search: _Search, max_shots: int) -> list[tuple[float, int, list[tuple[float, Timed]]]]:
     """A model per shot count with its optimistic value, best first: the best of the parts
     the clips decide (one short CP-SAT solve) plus the best any music option's timing allows."""
     verifier = search.verifier
@@ -122,36 +128,55 @@ def _models(search: _Search, max_shots: int) -> list[tuple[float, int, list[Time
     tables = [(o, timing.total_table(verifier, o)) for o in music_options(verifier.task)]
     out = []
     for n in range(1, min(max_shots, len(search.clips)) + 1):
-        options: list[Timed] = []
-        best = -1.0
+        timed: list[tuple[float, Timed]] = []
         for option, by_total in tables:
             fixed = timing.fixed_part(verifier, option, n, search.transition)
             if fixed is None:
                 continue
-            options.append((option, fixed, by_total))
             pacing = timing.pacing_table(verifier, option, n)
-            best = max(best, fixed + max(map(sum, zip(by_total, pacing, strict=True))))
-        if options:
-            out.append((best + lengths + _sequence_best(search, n), n, options))
+            best = fixed + max(map(sum, zip(by_total, pacing, strict=True))) + lengths
+            timed.append((best, (option, fixed, by_total)))
+        if timed:
+            sequence = _sequence_best(search, n)
+            options = [(best + sequence, t) for best, t in timed]
+            out.append((max(v for v, _ in options), n, options))
     out.sort(key=lambda m: (-m[0], m[1]))
     return out
 
 
 def _sequence_best(search: _Search, n: int) -> float:
-    """An upper bound on what the clip-decided parts add with ``n`` shots (2 when the time
-    ran out: every part at its best)."""
+    """An upper bound on what the clip-decided parts add with ``n`` shots (CP-SAT's proven
+    bound, else every part at its best)."""
     built = build(search.verifier, search.clips, n, [], search.transition)
     solver = cp_model.CpSolver()
     left = search.deadline - time.monotonic()
     solver.parameters.max_time_in_seconds = max(0.01, min(SEQUENCE_LIMIT_S, left))
     solver.parameters.num_workers = search.workers
+    for key, value in search.parameters.items():
+        setattr(solver.parameters, key, value)
     status = solver.solve(built.model)
     search.solves += 1
     if status == cp_model.INFEASIBLE:
         return -1.0
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return 2.0
-    return solver.best_objective_bound / SCALE + built.constant + built.rounding
+        return _sequence_ceiling(search, n)
+    bound = solver.best_objective_bound / SCALE + built.constant + built.rounding
+    return min(bound, _sequence_ceiling(search, n))
+
+
+def _sequence_ceiling(search: _Search, n: int) -> float:
+    """Every clip-decided rule met, relevance 1, variety at the mean of the best n − 1 pairs."""
+    verifier = search.verifier
+    rules = sum(
+        timing.weight(r, verifier)
+        for r in verifier.task.ledger
+        if isinstance(r, (*SEQUENCE, L.Order))
+    )
+    pairs = sorted(
+        (verifier._pair_variety(a, b) for a, b in combinations(search.clips, 2)), reverse=True
+    )
+    variety = sum(pairs[: n - 1]) / (n - 1) if n > 1 else 1.0
+    return rules + timing.RUBRIC_PART * (1.0 + variety)
 
 
 def _close(search: _Search, built: Built, options: list[Timed]) -> None:
@@ -168,6 +193,8 @@ def _close(search: _Search, built: Built, options: list[Timed]) -> None:
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = left
         solver.parameters.num_workers = search.workers
+        for key, value in search.parameters.items():
+            setattr(solver.parameters, key, value)
         status = solver.solve(model)
         search.solves += 1
         if status == cp_model.INFEASIBLE:
