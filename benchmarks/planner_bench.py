@@ -14,6 +14,13 @@ uvicorn on localhost. Figures:
 - ``naive_draft_mean_ves`` / ``naive_repaired_mean_ves``: the loop in repair mode from a naive
   one-shot cut (:func:`~services.planner.proposers.simple_draft.simple_draft`: the most
   relevant clips, all cuts, no beat grid) instead of the search proposer's own draft.
+- ``mean_upper_bound`` / ``mean_gap_to_bound``: over the tasks flagged feasible, the proven
+  VES upper bound the plan answer carries and how far the plan is below it
+  (:mod:`services.verifier.bound`).
+- the small tier (``--small-tier N`` tasks of at most 12 clips and 10 shots, built by
+  :mod:`benchmarks.editbench_small`): ``exact_mean_ves`` (the exact solver's VES, verified),
+  ``search_vs_exact`` (mean of the planner's VES ÷ the exact VES), ``exact_p95_s`` (solver
+  wall time) and ``exact_proven_rate`` (share proven optimal within ``--exact-time-limit``).
 - ``relevance``: the backend ``search`` ranked clips with (``--relevance``, TF-IDF unless
   asked, so the figures do not depend on which extras are installed; ``auto`` is MiniLM when
   the ``relevance`` extra is). A MiniLM run's first plan includes loading the model.
@@ -32,14 +39,17 @@ import typer
 from fastapi.testclient import TestClient
 from rich.progress import Progress
 
+from benchmarks import editbench_small
 from benchmarks.verifier_bench import calibration_us, serve
 from clients.verifier import VerifierClient
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
+from services.planner.exact.solver import solve
 from services.planner.proposers.simple_draft import simple_draft
 from services.planner.relevance import backend
 from services.verifier.protocol import TaskIn
 from services.verifier.protocol.timeline import timeline_payload
+from services.verifier.score import Verifier
 
 
 def _rows(path: Path, n: int) -> list[dict[str, Any]]:
@@ -63,49 +73,44 @@ def _simple_draft(task_json: dict[str, Any]) -> dict[str, Any]:
     return timeline_payload(simple_draft(task, seed=0))
 
 
-def run(
-    tasks: Path, *, n: int, proposer: str = "search", seed: int = 0, relevance: str = "tfidf"
+def _small_tier(
+    planner: TestClient, rows: list[dict[str, Any]], proposer: str, seed: int, limit_s: float
 ) -> dict[str, Any]:
-    rows = _rows(tasks, n)
-    per_task: list[dict[str, Any]] = []
-    with (
-        serve("services.verifier.app:app", workers=1) as url,
-        tempfile.TemporaryDirectory() as scratch,
-        VerifierClient(url) as verifier,
-    ):
-        settings = PlannerSettings(
-            data_dir=Path(scratch),
-            media_root=Path(scratch),
-            log_level="WARNING",
-            relevance=relevance,
-        )
-        with TestClient(build_app(settings, verifier=verifier)) as planner, Progress() as bar:
-            progress = bar.add_task("planning", total=len(rows))
-            for row in rows:
-                body = {"task": row["task"], "options": {"proposer": proposer, "seed": seed}}
-                start = time.perf_counter()
-                answer = planner.post("/v1/plan", json=body)
-                elapsed = time.perf_counter() - start
-                answer.raise_for_status()
-                plan = answer.json()
-                naive = _simple_draft(row["task"])
-                repair = planner.post("/v1/plan", json={**body, "timeline": naive})
-                repair.raise_for_status()
-                per_task.append(
-                    {
-                        "naive_draft_ves": repair.json()["draft_ves"],
-                        "naive_repaired_ves": repair.json()["ves"],
-                        "task_id": plan["task_id"],
-                        "flagged_feasible": row["feasible"],
-                        "ves": plan["ves"],
-                        "draft_ves": plan["draft_ves"],
-                        "feasible": plan["feasible"],
-                        "named": plan["infeasible_constraints"],
-                        "rounds": len(plan["rounds"]),
-                        "seconds": elapsed,
-                    }
-                )
-                bar.advance(progress)
+    """The planner against the exact solver on small tasks (both verified the same way)."""
+    ratios, exact, times, proven = [], [], [], 0
+    for row in rows:
+        body = {"task": row["task"], "options": {"proposer": proposer, "seed": seed}}
+        answer = planner.post("/v1/plan", json=body)
+        answer.raise_for_status()
+        task = TaskIn.model_validate(row["task"]).to_task()
+        found = solve(task, time_limit_s=limit_s)
+        ves = Verifier(task).verify(found.timeline).ves if found.timeline else 0.0
+        exact.append(ves)
+        times.append(found.elapsed_s)
+        proven += found.proven
+        ratios.append(answer.json()["ves"] / ves if ves > 0 else 1.0)
+    return {
+        "small_tier_tasks": len(rows),
+        "exact_mean_ves": round(statistics.fmean(exact), 4),
+        "search_vs_exact": round(statistics.fmean(ratios), 4),
+        "search_below_exact": sum(r < 1 - 1e-4 for r in ratios),
+        "exact_p95_s": round(_percentile(times, 0.95), 3),
+        "exact_proven_rate": round(proven / len(rows), 4),
+    }
+
+
+def _bound_figures(feasible: list[dict[str, Any]]) -> dict[str, Any]:
+    if not feasible:
+        return {"mean_upper_bound": None, "mean_gap_to_bound": None}
+    return {
+        "mean_upper_bound": round(statistics.fmean(t["upper_bound"] for t in feasible), 4),
+        "mean_gap_to_bound": round(
+            statistics.fmean(t["upper_bound"] - t["ves"] for t in feasible), 4
+        ),
+    }
+
+
+def _summary(per_task: list[dict[str, Any]], proposer: str, relevance: str) -> dict[str, Any]:
     feasible = [t for t in per_task if t["flagged_feasible"]]
     infeasible = [t for t in per_task if not t["flagged_feasible"]]
     times = [t["seconds"] for t in per_task]
@@ -136,9 +141,68 @@ def run(
         "naive_repaired_mean_ves": round(
             statistics.fmean(t["naive_repaired_ves"] for t in per_task), 4
         ),
+        **_bound_figures(feasible),
         "python_calibration_us": calibration_us(),
         "misses": [t["task_id"] for t in feasible if not t["feasible"]][:20],
     }
+
+
+def run(
+    tasks: Path,
+    *,
+    n: int,
+    proposer: str = "search",
+    seed: int = 0,
+    relevance: str = "tfidf",
+    small_tier: int = 50,
+    exact_time_limit_s: float = 10.0,
+) -> dict[str, Any]:
+    rows = _rows(tasks, n)
+    small: dict[str, Any] = {}
+    per_task: list[dict[str, Any]] = []
+    with (
+        serve("services.verifier.app:app", workers=1) as url,
+        tempfile.TemporaryDirectory() as scratch,
+        VerifierClient(url) as verifier,
+    ):
+        settings = PlannerSettings(
+            data_dir=Path(scratch),
+            media_root=Path(scratch),
+            log_level="WARNING",
+            relevance=relevance,
+        )
+        with TestClient(build_app(settings, verifier=verifier)) as planner, Progress() as bar:
+            progress = bar.add_task("planning", total=len(rows))
+            for row in rows:
+                body = {"task": row["task"], "options": {"proposer": proposer, "seed": seed}}
+                start = time.perf_counter()
+                answer = planner.post("/v1/plan", json=body)
+                elapsed = time.perf_counter() - start
+                answer.raise_for_status()
+                plan = answer.json()
+                naive = _simple_draft(row["task"])
+                repair = planner.post("/v1/plan", json={**body, "timeline": naive})
+                repair.raise_for_status()
+                per_task.append(
+                    {
+                        "upper_bound": plan["ves_upper_bound"],
+                        "naive_draft_ves": repair.json()["draft_ves"],
+                        "naive_repaired_ves": repair.json()["ves"],
+                        "task_id": plan["task_id"],
+                        "flagged_feasible": row["feasible"],
+                        "ves": plan["ves"],
+                        "draft_ves": plan["draft_ves"],
+                        "feasible": plan["feasible"],
+                        "named": plan["infeasible_constraints"],
+                        "rounds": len(plan["rounds"]),
+                        "seconds": elapsed,
+                    }
+                )
+                bar.advance(progress)
+            if small_tier > 0:
+                tier = list(editbench_small.small_tier(small_tier, seed))
+                small = _small_tier(planner, tier, proposer, seed, exact_time_limit_s)
+    return {**_summary(per_task, proposer, relevance), **small}
 
 
 def cli(
@@ -150,8 +214,20 @@ def cli(
     relevance: str = typer.Option(
         "tfidf", help="tfidf, minilm or auto: how search ranks clips (REFINERY_RELEVANCE)."
     ),
+    small_tier: int = typer.Option(
+        50, "--small-tier", help="Small tasks to compare with the exact solver (0: none)."
+    ),
+    exact_time_limit: float = typer.Option(10.0, help="The exact solver's limit per task (s)."),
 ) -> None:
     """Run the planner's closed loop on EditBench tasks and write the figures as JSON."""
-    results = run(tasks, n=n, proposer=proposer, seed=seed, relevance=relevance)
+    results = run(
+        tasks,
+        n=n,
+        proposer=proposer,
+        seed=seed,
+        relevance=relevance,
+        small_tier=small_tier,
+        exact_time_limit_s=exact_time_limit,
+    )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

@@ -191,6 +191,11 @@ def _show(result: PlanResponse, console: Console) -> None:
         f"plan {result.plan_id}: VES {result.ves:.3f} (draft "
         f"{result.draft_ves:.3f}) in {result.elapsed_s:.2f} s"
     )
+    if result.ves_upper_bound is not None:
+        console.print(
+            f"upper bound {result.ves_upper_bound:.3f}: the plan is at most "
+            f"{result.gap_to_bound or 0.0:.3f} below the best cut of this pool"
+        )
 
 
 def plan(
@@ -203,7 +208,7 @@ def plan(
     ] = None,
     music: Annotated[list[Path] | None, typer.Option(help="Music track(s) for --media.")] = None,
     brief: Annotated[str | None, typer.Option(help="One sentence of brief, for --media.")] = None,
-    proposer: Annotated[str, typer.Option(help="search, llm or hf:<checkpoint>.")] = "search",
+    proposer: Annotated[str, typer.Option(help="search, exact, llm or hf:<id>.")] = "search",
     teacher: Annotated[list[str] | None, typer.Option(help="Extra branches (repeat).")] = None,
     max_rounds: Annotated[int, typer.Option(help="Repair rounds at most.")] = 8,
     candidates: Annotated[int, typer.Option(help="Candidates per round.")] = 8,

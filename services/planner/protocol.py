@@ -183,6 +183,10 @@ class PlanResponse(BaseModel):
     """Where the winning branch's first cut came from: its model, a heuristic draft, or the
     request's ``timeline``."""
     elapsed_s: float
+    ves_upper_bound: float | None = None
+    """A proven bound on the VES of any timeline for the task (``docs/exact.md``)."""
+    gap_to_bound: float | None = None
+    """``ves_upper_bound − ves``: how far the plan can at most be from the best cut."""
     compiled: CompiledOut | None = None
     """The ledger compiled from the brief when the task came without one."""
 

@@ -1,4 +1,5 @@
-"""Which proposers exist: ``search`` (built in), ``llm`` (when configured), ``hf:<id>``.
+"""Which proposers exist: ``search`` and ``exact`` (built in), ``llm`` (when configured),
+``hf:<id>``.
 
 ``llm:<model>`` is the ``llm`` proposer asking the same endpoint for another served model:
 a LoRA adapter the trainer loaded into vLLM at publish time is ``llm:<adapter name>``.
@@ -66,6 +67,12 @@ class ProposerRegistry:
                 detail="built-in constructive draft + local-search repair",
             ),
             ProposerOut(
+                name="exact",
+                kind="exact",
+                available=_has_ortools(),
+                detail="CP-SAT optimum on a discretisation (docs/exact.md), then local search",
+            ),
+            ProposerOut(
                 name="llm",
                 kind="llm",
                 available=bool(llm and self.settings.llm_model),
@@ -92,6 +99,15 @@ class ProposerRegistry:
             from services.planner.proposers.search import SearchProposer
 
             return SearchProposer(relevance_backend=self.settings.relevance)
+        if name == "exact":
+            if not _has_ortools():
+                raise UnknownProposer(
+                    "the exact proposer needs OR-Tools: pip install 'refinery[planner]'",
+                    param=param,
+                )
+            from services.planner.proposers.exact import ExactProposer
+
+            return ExactProposer(relevance_backend=self.settings.relevance)
         if name == "llm":
             return self._llm(param)
         if name.startswith("llm:") and name.removeprefix("llm:"):
@@ -99,8 +115,8 @@ class ProposerRegistry:
         if name.startswith("hf:"):
             return self._hf(name.removeprefix("hf:"), param)
         raise UnknownProposer(
-            f"no proposer {name!r}: choose search, llm, llm:<served model> or hf:<checkpoint> "
-            "(GET /v1/proposers)",
+            f"no proposer {name!r}: choose search, exact, llm, llm:<served model> or "
+            "hf:<checkpoint> (GET /v1/proposers)",
             param=param,
         )
 
@@ -133,3 +149,9 @@ class ProposerRegistry:
                 param=param,
             )
         return HFProposer(path, name=f"hf:{ref}", device=self.settings.hf_device)
+
+
+def _has_ortools() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("ortools") is not None

@@ -3,6 +3,7 @@ is refused there); :func:`execute` runs every branch, keeps the verifier-best, p
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -28,6 +29,7 @@ from services.planner.protocol import (
 )
 from services.planner.records import PlanRow, ScoredRecord, new_plan_id, save_plan
 from services.planner.registry import ProposerRegistry
+from services.verifier.bound import upper_bound
 from services.verifier.protocol import TimelineOut
 from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.task import Task
@@ -132,12 +134,15 @@ def execute(
     PLAN_ROUNDS.observe(len(best.rounds))
     PLAN_VES.observe(best.report.ves)
     plan_id = new_plan_id()
+    bound = math.ceil(upper_bound(task).ves * 1e4) / 1e4  # rounded up: still a bound
     response = PlanResponse(
         plan_id=plan_id,
         task_id=task.id,
         timeline=TimelineOut.model_validate(timeline_payload(best.timeline)),
-        report=best.report,
+        report=best.report.model_copy(update={"ves_upper_bound": bound}),
         ves=best.report.ves,
+        ves_upper_bound=bound,
+        gap_to_bound=round(max(0.0, bound - best.report.ves), 4),
         feasible=best.report.feasible,
         infeasible_constraints=[
             c.id for c in best.report.constraints if c.hard and not c.satisfied

@@ -338,3 +338,17 @@ def test_cooking_short_is_feasible_but_misses_two_wishes():
     assert report.feasible and set(unmet) == {"L11", "L12"}
     assert not any(c.hard for c in unmet.values()) and report.components.S < 1
     assert "dough, herbs" in unmet["L12"].message
+
+
+def test_the_small_tier_fits_the_exact_solver_and_stays_feasible() -> None:
+    from benchmarks.editbench_small import small_tier
+    from services.verifier.protocol import TaskIn, TimelineIn
+    from services.verifier.score import Verifier
+
+    rows = list(small_tier(5, seed=3))
+    assert len(rows) == 5
+    for row in rows:
+        assert len(row["task"]["clips"]) <= 12 and len(row["planted"]["shots"]) <= 10
+        task = TaskIn.model_validate(row["task"]).to_task()
+        planted = TimelineIn.model_validate(row["planted"]).to_timeline(task)
+        assert Verifier(task).verify(planted).feasible

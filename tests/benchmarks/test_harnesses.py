@@ -26,8 +26,8 @@ def test_the_planner_harness_reports_every_figure(tmp_path: Path) -> None:
     rows = [editbench.generate_row(0, index) for index in range(3)]
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    figures = planner_bench.run(tasks, n=3)
-    assert figures["tasks"] == 3
+    figures = planner_bench.run(tasks, n=3, small_tier=2, exact_time_limit_s=20)
+    assert figures["tasks"] == 3 and figures["small_tier_tasks"] == 2
     for key in (
         "mean_ves",
         "oneshot_mean_ves",
@@ -37,7 +37,15 @@ def test_the_planner_harness_reports_every_figure(tmp_path: Path) -> None:
         "mean_rounds",
         "naive_draft_mean_ves",
         "naive_repaired_mean_ves",
+        "mean_upper_bound",
+        "mean_gap_to_bound",
+        "exact_mean_ves",
+        "search_vs_exact",
+        "exact_p95_s",
+        "exact_proven_rate",
     ):
         assert isinstance(figures[key], float), key
+    assert 0 <= figures["mean_gap_to_bound"] <= figures["mean_upper_bound"]
+    assert 0 <= figures["exact_proven_rate"] <= 1
     assert figures["mean_ves"] >= figures["oneshot_mean_ves"]
     assert figures["naive_repaired_mean_ves"] >= figures["naive_draft_mean_ves"]

@@ -122,6 +122,7 @@ def test_refinery_plan_prints_rounds_and_writes_otio(planner_app, tmp_path: Path
         )
     assert result.exit_code == 0, result.output
     assert "rounds" in result.output and "VES" in result.output
+    assert "upper bound" in result.output and "below the best cut" in result.output
     assert out.read_text().startswith("{") and "OTIO_SCHEMA" in out.read_text()
     assert '"target_url": "file:///Volumes/Reel/media/surf-reel/' in out.read_text()
 

@@ -72,6 +72,8 @@ def test_plan_reaches_a_feasible_cut_and_records_every_candidate(planner: TestCl
     assert plan["feasible"] and plan["report"]["feasible"]
     assert plan["ves"] >= plan["draft_ves"]
     assert plan["ves"] == plan["report"]["ves"]
+    assert plan["ves"] <= plan["ves_upper_bound"] == plan["report"]["ves_upper_bound"]
+    assert plan["gap_to_bound"] == round(plan["ves_upper_bound"] - plan["ves"], 4)
     assert plan["branches"][0]["proposer"] == "search"
     for r in plan["rounds"]:
         assert set(r) == {"round", "proposer", "patch", "ves_before", "ves_after", "accepted"}
@@ -384,7 +386,7 @@ def test_jobs_that_do_not_exist_or_are_not_done(planner: TestClient) -> None:
 
 def test_proposers_list_and_register(planner: TestClient, tmp_path: Path) -> None:
     names = [p["name"] for p in planner.get("/v1/proposers").json()]
-    assert names[:2] == ["search", "llm"]
+    assert names[:3] == ["search", "exact", "llm"]
     bad = planner.post("/v1/proposers", json={"id": "student", "path": str(tmp_path / "none")})
     assert bad.status_code == 422 and bad.json()["error"]["param"] == "path"
     folder = tmp_path / "ckpt"
@@ -471,3 +473,13 @@ def test_a_verifier_hung_from_the_draft_fails_the_plan_at_its_time_budget(
     assert answer.status_code == 503, answer.text
     error = answer.json()["error"]
     assert error["code"] == "planning_failed" and "time budget" in error["message"]
+
+
+def test_exact_plans_and_teaches_through_the_api(planner: TestClient) -> None:
+    task, _ = example("surf-reel")
+    body = {"task": task, "options": {"proposer": "exact", "teachers": ["search"]}}
+    plan = planner.post("/v1/plan", json=body)
+    assert plan.status_code == 200, plan.text
+    branches = plan.json()["branches"]
+    assert [b["proposer"] for b in branches] == ["exact", "search"]
+    assert plan.json()["ves"] <= plan.json()["ves_upper_bound"]

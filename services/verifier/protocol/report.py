@@ -47,6 +47,9 @@ class ReportOut(BaseModel):
     components: ComponentsOut
     constraints: list[ConstraintOut]
     errors: list[ExecErrorOut]
+    ves_upper_bound: float | None = None
+    """A proven bound on the VES any timeline for the task can reach (``docs/exact.md``);
+    the planner's plan answer sets it, a bare verification leaves it out."""
 
     @classmethod
     def from_domain(cls, report: Report) -> ReportOut:

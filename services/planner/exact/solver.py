@@ -1,0 +1,253 @@
+"""Branch and bound over (shot count, music option) models, each solved by CP-SAT.
+
+Every model gets a quick optimistic value (its fixed parts, the best end-point table entry,
+and 1 for each part the clips decide); models are solved best-first and the rest skipped
+once none can beat the best verified timeline. Inside a model, each CP-SAT optimum is
+re-verified by the :class:`~services.verifier.score.Verifier` (its VES is the truth); when
+the model's objective over-estimated it (an ``order`` rule's inversions), that clip
+sequence is cut off and the model solved again. The answer is *proven* when every model was
+closed this way, or the best timeline reaches the task's upper bound, within the limit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from ortools.sat.python import cp_model
+
+from services.planner.exact import timing
+from services.planner.exact.discretise import music_options, transition_in
+from services.planner.exact.model import SCALE, SEQUENCE, Built, Timed, build
+from services.planner.exact.pool import choose_clips
+from services.verifier import ledger as L
+from services.verifier.bound import upper_bound
+from services.verifier.score import Verifier
+from services.verifier.task import Task
+from services.verifier.timeline import CUT, FrameRange, Shot, Timeline, Transition
+
+MAX_CLIPS = 12
+MAX_SHOTS = 10
+TIME_LIMIT_S = 10.0
+CP_SAT = {"linearization_level": 2}
+"""CP-SAT parameters: the full LP relaxation proves these models' optima far sooner."""
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    timeline: Timeline | None
+    ves: float
+    """The verifier's VES of ``timeline`` (0 when there is none)."""
+    proven: bool
+    """No timeline of the discretisation beats ``timeline`` by more than ``tolerance``."""
+    status: str
+    """``optimal``, ``bound`` (it reached the task's upper bound), ``time_limit``,
+    ``no_timeline``, or ``unverified`` (a model rated a timeline below its verified VES: a
+    modelling fault, so nothing is claimed)."""
+    elapsed_s: float
+    models: int
+    """CP-SAT solves run."""
+    restricted: bool
+    """The pool was cut to ``max_clips`` clips: exact on that sub-pool only."""
+    upper_bound: float
+    tolerance: float
+
+
+@dataclass(slots=True)
+class _Search:
+    verifier: Verifier
+    clips: list[str]
+    transition: Transition
+    deadline: float
+    workers: int
+    best: Timeline | None = None
+    best_ves: float = 0.0
+    solves: int = 0
+    timed_out: bool = False
+    unsound: bool = False
+    tolerance: float = 0.0
+    parameters: dict[str, object] = field(default_factory=lambda: dict(CP_SAT))
+
+
+def solve(
+    task: Task,
+    *,
+    max_clips: int = MAX_CLIPS,
+    max_shots: int = MAX_SHOTS,
+    time_limit_s: float = TIME_LIMIT_S,
+    workers: int = 1,
+) -> Solution:
+    """The VES-optimal timeline of ``task`` on the discretisation (see the module doc)."""
+    start = time.monotonic()
+    verifier = Verifier(task)
+    clips = choose_clips(verifier, max_clips)
+    bound = upper_bound(task, verifier).ves
+    search = _Search(verifier, clips, transition_in(task), start + time_limit_s, workers)
+    reached = False
+    for value, n, options in _models(search, max_shots):
+        if search.best is not None and value <= search.best_ves + 1e-9:
+            break  # this and every later model are no better than the best verified
+        if search.best_ves >= bound - 1e-9:
+            reached = True
+            break
+        if time.monotonic() >= search.deadline:
+            search.timed_out = True
+            break
+        _close_count(search, n, options)
+        if search.timed_out:
+            break
+    reached = reached or search.best_ves >= bound - 1e-9
+    proven = reached or not (search.timed_out or search.unsound)
+    status = "bound" if reached else "optimal" if proven else "time_limit"
+    if search.unsound and not reached:
+        status = "unverified"
+    if search.best is None:
+        status = "no_timeline" if proven else "time_limit"
+    return Solution(
+        search.best,
+        search.best_ves,
+        proven,
+        status,
+        round(time.monotonic() - start, 4),
+        search.solves,
+        len(clips) < len(task.clips),
+        bound,
+        search.tolerance,
+    )
+
+
+def _models(search: _Search, max_shots: int) -> list[tuple[float, int, list[tuple[float, Timed]]]]:
+    """Per shot count: each music option's best timing parts, and the count's optimistic
+    value (that plus every clip-decided part at its best), best first."""
+    verifier = search.verifier
+    lengths = sum(
+        timing.weight(r, verifier) for r in verifier.task.ledger if isinstance(r, L.ShotLength)
+    )
+    tables = [(o, timing.total_table(verifier, o)) for o in music_options(verifier.task)]
+    out = []
+    for n in range(1, min(max_shots, len(search.clips)) + 1):
+        timed: list[tuple[float, Timed]] = []
+        for option, by_total in tables:
+            fixed = timing.fixed_part(verifier, option, n, search.transition)
+            if fixed is None:
+                continue
+            pacing = timing.pacing_table(verifier, option, n)
+            best = fixed + max(map(sum, zip(by_total, pacing, strict=True))) + lengths
+            timed.append((best, (option, fixed, by_total)))
+        if timed:
+            top = max(v for v, _ in timed) + _sequence_ceiling(search, n)
+            out.append((top, n, timed))
+    out.sort(key=lambda m: (-m[0], m[1]))
+    return out
+
+
+def _run(search: _Search, model: cp_model.CpModel) -> tuple[cp_model.CpSolver, int]:
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.001, search.deadline - time.monotonic())
+    solver.parameters.num_workers = search.workers
+    for key, value in search.parameters.items():
+        setattr(solver.parameters, key, value)
+    status = solver.solve(model)
+    search.solves += 1
+    return solver, status
+
+
+def _close_count(search: _Search, n: int, timed: list[tuple[float, Timed]]) -> None:
+    """Close the models for ``n`` shots. First the clip-decided parts alone: their optimum
+    bounds every music option (an option that cannot beat the best verified stays out); then
+    that clip sequence with its best timing; only when it falls short of the bound, the full
+    model (hinted with the sequence)."""
+    verifier, clips, transition = search.verifier, search.clips, search.transition
+    alone = build(verifier, clips, n, [], transition)
+    solver, status = _run(search, alone.model)
+    if status == cp_model.INFEASIBLE:
+        return
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        search.timed_out = True
+        return
+    bound = solver.best_objective_bound / SCALE + alone.constant + alone.rounding
+    useful = [(v + bound, t) for v, t in timed if v + bound > search.best_ves + 1e-9]
+    if not useful:
+        return
+    if status != cp_model.OPTIMAL:
+        search.timed_out = True
+        return
+    chosen = [next(c for c, var in enumerate(row) if solver.value(var)) for row in alone.x]
+    options = [t for _, t in useful]
+    fixed = build(verifier, clips, n, options, transition)
+    for i, c in enumerate(chosen):
+        fixed.model.add(fixed.x[i][c] == 1)
+    _close(search, fixed, options)
+    if search.timed_out or search.best_ves >= max(v for v, _ in useful) - search.tolerance:
+        return  # the sequence's best timing reaches what any model for n could
+    full = build(verifier, clips, n, options, transition)
+    for i, c in enumerate(chosen):
+        full.model.add_hint(full.x[i][c], 1)
+    _close(search, full, options)
+
+
+def _sequence_ceiling(search: _Search, n: int) -> float:
+    """Every clip-decided rule met, relevance 1, variety at the mean of the best n − 1 pairs."""
+    verifier = search.verifier
+    rules = sum(
+        timing.weight(r, verifier)
+        for r in verifier.task.ledger
+        if isinstance(r, (*SEQUENCE, L.Order))
+    )
+    pairs = sorted(
+        (verifier._pair_variety(a, b) for a, b in combinations(search.clips, 2)), reverse=True
+    )
+    variety = sum(pairs[: n - 1]) / (n - 1) if n > 1 else 1.0
+    return rules + timing.RUBRIC_PART * (1.0 + variety)
+
+
+def _close(search: _Search, built: Built, options: list[Timed]) -> None:
+    """Solve one model until no clip sequence in it can beat the best verified timeline."""
+    # integer rounding can hide ``rounding`` on each side of a comparison
+    search.tolerance = max(search.tolerance, 2 * built.rounding)
+    model = built.model
+    while True:
+        left = search.deadline - time.monotonic()
+        if left <= 0:
+            search.timed_out = True
+            return
+        floor = (search.best_ves - built.rounding - built.constant) * SCALE
+        model.add(built.objective >= math.floor(floor) + 1)  # only what might beat the best
+        solver, status = _run(search, model)
+        if status == cp_model.INFEASIBLE:
+            return
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            search.timed_out = True  # UNKNOWN: the limit came first
+            return
+        timeline, chosen = _timeline(search, built, solver, options)
+        ves = search.verifier.verify(timeline).ves
+        if ves > search.best_ves or search.best is None:
+            search.best, search.best_ves = timeline, ves
+        if status == cp_model.FEASIBLE:
+            search.timed_out = True
+            return
+        promised = solver.objective_value / SCALE + built.constant
+        if ves > promised + 2 * built.rounding + 1e-9:
+            search.unsound = True  # the model under-rated a timeline: its proofs are void
+        if promised - ves <= built.rounding + 1e-9:
+            return  # the model's optimum is verified: nothing in it beats it
+        model.add_bool_or([built.x[i][c].Not() for i, c in enumerate(chosen)])
+
+
+def _timeline(
+    search: _Search, built: Built, solver: cp_model.CpSolver, options: list[Timed]
+) -> tuple[Timeline, list[int]]:
+    transition = search.transition
+    chosen = [next(c for c, var in enumerate(row) if solver.value(var)) for row in built.x]
+    k = next(k for k, flag in enumerate(built.music) if solver.value(flag))
+    shots, start = [], 0
+    for i, c in enumerate(chosen):
+        end = solver.value(built.cuts[k][i])
+        first = transition.before_cut if i else 0
+        source = FrameRange(first, first + end - start)
+        shots.append(Shot(search.clips[c], source, transition if i else CUT))
+        start = end
+    fps = search.verifier.task.fps
+    return Timeline(fps=fps, shots=tuple(shots), music=options[k][0].placement), chosen
