@@ -110,6 +110,43 @@ def _bound_figures(feasible: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _summary(per_task: list[dict[str, Any]], proposer: str, relevance: str) -> dict[str, Any]:
+    feasible = [t for t in per_task if t["flagged_feasible"]]
+    infeasible = [t for t in per_task if not t["flagged_feasible"]]
+    times = [t["seconds"] for t in per_task]
+    mean_ves = statistics.fmean(t["ves"] for t in per_task)
+    oneshot = statistics.fmean(t["draft_ves"] for t in per_task)
+    return {
+        "tasks": len(per_task),
+        "proposer": proposer,
+        "relevance": backend(relevance),
+        "mean_ves": round(mean_ves, 4),
+        "oneshot_mean_ves": round(oneshot, 4),
+        "loop_gain": round(mean_ves - oneshot, 4),
+        "feasible_rate": round(sum(t["feasible"] for t in feasible) / len(feasible), 4)
+        if feasible
+        else None,
+        "infeasible_flagged_rate": round(
+            sum(not t["feasible"] and bool(t["named"]) for t in infeasible) / len(infeasible), 4
+        )
+        if infeasible
+        else None,
+        "feasible_tasks": len(feasible),
+        "infeasible_tasks": len(infeasible),
+        "p50_s": round(_percentile(times, 0.50), 4),
+        "p95_s": round(_percentile(times, 0.95), 4),
+        "max_s": round(max(times), 4),
+        "mean_rounds": round(statistics.fmean(t["rounds"] for t in per_task), 3),
+        "naive_draft_mean_ves": round(statistics.fmean(t["naive_draft_ves"] for t in per_task), 4),
+        "naive_repaired_mean_ves": round(
+            statistics.fmean(t["naive_repaired_ves"] for t in per_task), 4
+        ),
+        **_bound_figures(feasible),
+        "python_calibration_us": calibration_us(),
+        "misses": [t["task_id"] for t in feasible if not t["feasible"]][:20],
+    }
+
+
 def run(
     tasks: Path,
     *,
@@ -165,41 +202,7 @@ def run(
             if small_tier > 0:
                 tier = list(editbench_small.small_tier(small_tier, seed))
                 small = _small_tier(planner, tier, proposer, seed, exact_time_limit_s)
-    feasible = [t for t in per_task if t["flagged_feasible"]]
-    infeasible = [t for t in per_task if not t["flagged_feasible"]]
-    times = [t["seconds"] for t in per_task]
-    mean_ves = statistics.fmean(t["ves"] for t in per_task)
-    oneshot = statistics.fmean(t["draft_ves"] for t in per_task)
-    return {
-        "tasks": len(per_task),
-        "proposer": proposer,
-        "relevance": backend(relevance),
-        "mean_ves": round(mean_ves, 4),
-        "oneshot_mean_ves": round(oneshot, 4),
-        "loop_gain": round(mean_ves - oneshot, 4),
-        "feasible_rate": round(sum(t["feasible"] for t in feasible) / len(feasible), 4)
-        if feasible
-        else None,
-        "infeasible_flagged_rate": round(
-            sum(not t["feasible"] and bool(t["named"]) for t in infeasible) / len(infeasible), 4
-        )
-        if infeasible
-        else None,
-        "feasible_tasks": len(feasible),
-        "infeasible_tasks": len(infeasible),
-        "p50_s": round(_percentile(times, 0.50), 4),
-        "p95_s": round(_percentile(times, 0.95), 4),
-        "max_s": round(max(times), 4),
-        "mean_rounds": round(statistics.fmean(t["rounds"] for t in per_task), 3),
-        "naive_draft_mean_ves": round(statistics.fmean(t["naive_draft_ves"] for t in per_task), 4),
-        "naive_repaired_mean_ves": round(
-            statistics.fmean(t["naive_repaired_ves"] for t in per_task), 4
-        ),
-        **_bound_figures(feasible),
-        **small,
-        "python_calibration_us": calibration_us(),
-        "misses": [t["task_id"] for t in feasible if not t["feasible"]][:20],
-    }
+    return {**_summary(per_task, proposer, relevance), **small}
 
 
 def cli(

@@ -24,6 +24,9 @@ from services.verifier.task import Task
 
 N_SCAN = 256
 """Shot counts examined one by one; past that every bounded Q term counts as 1."""
+PAIR_SCAN = 300
+"""Allowed clips up to which variety is bounded pair by pair (beyond: by 1, a valid bound
+that keeps a 5,000-clip task's bound cheap)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +118,8 @@ class _Pool:
     """The clips a timeline meeting every hard rule may use, and how often each."""
 
     relevance: list[float]  # descending
-    pairs: list[float]  # variety of distinct pairs, descending
+    chosen: list[float]  # prefix sums of the best relevances, each repeated up to ``uses``
+    pairs: list[float]  # variety of distinct pairs, descending ([1.0] past PAIR_SCAN clips)
     uses: int | None  # None: no hard no_reuse
     longest: int
 
@@ -136,9 +140,21 @@ def _allowed_pool(verifier: Verifier, shot_lo: int) -> _Pool:
             uses = min(uses or max(1, rule.max_uses), max(1, rule.max_uses))
     allowed = {cid for cid in allowed if task.clips[cid].duration >= shot_lo}
     ids = sorted(allowed)
+    relevance = sorted((verifier.relevance(cid) for cid in ids), reverse=True)
+    chosen = [0.0]
+    for value in relevance[: N_SCAN + 1] if uses is None else relevance:
+        for _ in range(uses or 1):
+            chosen.append(chosen[-1] + value)
+    if len(ids) > PAIR_SCAN:
+        pairs = [1.0]
+    else:
+        pairs = sorted(
+            (verifier._pair_variety(a, b) for a, b in combinations(ids, 2)), reverse=True
+        )
     return _Pool(
-        relevance=sorted((verifier.relevance(cid) for cid in ids), reverse=True),
-        pairs=sorted((verifier._pair_variety(a, b) for a, b in combinations(ids, 2)), reverse=True),
+        relevance=relevance,
+        chosen=chosen,
+        pairs=pairs,
         uses=uses,
         longest=max((task.clips[cid].duration for cid in ids), default=0),
     )
@@ -150,11 +166,7 @@ def _relevance(pool: _Pool, best_prefix: list[float], n: int) -> float | None:
         return None
     if not pool.relevance:
         return None
-    if pool.uses is None:
-        chosen = n * pool.relevance[0]
-    else:
-        repeated = [r for r in pool.relevance for _ in range(pool.uses)]
-        chosen = sum(repeated[:n])
+    chosen = n * pool.relevance[0] if pool.uses is None else pool.chosen[n]
     best = best_prefix[min(n, len(best_prefix) - 1)]
     return min(1.0, chosen / best) if best > 0 else 1.0
 
@@ -164,7 +176,7 @@ def _variety(pool: _Pool, n: int) -> float:
         return 1.0
     if not pool.pairs:
         return 0.0
-    if pool.uses is None or pool.uses > 1:
+    if pool.uses is None or pool.uses > 1 or len(pool.pairs) == 1:
         return pool.pairs[0]
     return sum(pool.pairs[: n - 1]) / (n - 1)  # a path of distinct clips: distinct pairs
 

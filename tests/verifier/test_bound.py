@@ -86,3 +86,9 @@ def test_an_impossible_hard_rule_caps_h() -> None:
     bound = upper_bound(task)
     assert bound.hard_met == 0.0
     assert bound.ves <= 0.6 * 0.5 + 0.2 + 0.2 + 1e-6
+
+
+def test_a_large_pool_is_bounded_without_scanning_every_pair() -> None:
+    task = _task(clips=400)
+    timeline = seq(*((f"c{i}", 60) for i in range(12)))
+    assert Verifier(task).verify(timeline).ves <= upper_bound(task).ves

@@ -33,8 +33,6 @@ MAX_SHOTS = 10
 TIME_LIMIT_S = 10.0
 CP_SAT = {"linearization_level": 2}
 """CP-SAT parameters: the full LP relaxation proves these models' optima far sooner."""
-SEQUENCE_LIMIT_S = 0.2
-"""Per shot count, the time spent bounding the clip-decided parts (a weaker bound after)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +93,7 @@ def solve(
         if time.monotonic() >= search.deadline:
             search.timed_out = True
             break
-        # a music option whose own best cannot beat the best verified stays out of the model
-        useful = [t for v, t in options if v > search.best_ves + 1e-9]
-        _close(search, build(verifier, clips, n, useful, search.transition), useful)
+        _close_count(search, n, options)
         if search.timed_out:
             break
     reached = reached or search.best_ves >= bound - 1e-9
@@ -119,8 +115,8 @@ def solve(
 
 
 def _models(search: _Search, max_shots: int) -> list[tuple[float, int, list[tuple[float, Timed]]]]:
-    """A model per shot count with its optimistic value, best first: the best of the parts
-    the clips decide (one short CP-SAT solve) plus the best any music option's timing allows."""
+    """Per shot count: each music option's best timing parts, and the count's optimistic
+    value (that plus every clip-decided part at its best), best first."""
     verifier = search.verifier
     lengths = sum(
         timing.weight(r, verifier) for r in verifier.task.ledger if isinstance(r, L.ShotLength)
@@ -137,31 +133,55 @@ def _models(search: _Search, max_shots: int) -> list[tuple[float, int, list[tupl
             best = fixed + max(map(sum, zip(by_total, pacing, strict=True))) + lengths
             timed.append((best, (option, fixed, by_total)))
         if timed:
-            sequence = _sequence_best(search, n)
-            options = [(best + sequence, t) for best, t in timed]
-            out.append((max(v for v, _ in options), n, options))
+            top = max(v for v, _ in timed) + _sequence_ceiling(search, n)
+            out.append((top, n, timed))
     out.sort(key=lambda m: (-m[0], m[1]))
     return out
 
 
-def _sequence_best(search: _Search, n: int) -> float:
-    """An upper bound on what the clip-decided parts add with ``n`` shots (CP-SAT's proven
-    bound, else every part at its best)."""
-    built = build(search.verifier, search.clips, n, [], search.transition)
+def _run(search: _Search, model: cp_model.CpModel) -> tuple[cp_model.CpSolver, int]:
     solver = cp_model.CpSolver()
-    left = search.deadline - time.monotonic()
-    solver.parameters.max_time_in_seconds = max(0.01, min(SEQUENCE_LIMIT_S, left))
+    solver.parameters.max_time_in_seconds = max(0.001, search.deadline - time.monotonic())
     solver.parameters.num_workers = search.workers
     for key, value in search.parameters.items():
         setattr(solver.parameters, key, value)
-    status = solver.solve(built.model)
+    status = solver.solve(model)
     search.solves += 1
+    return solver, status
+
+
+def _close_count(search: _Search, n: int, timed: list[tuple[float, Timed]]) -> None:
+    """Close the models for ``n`` shots. First the clip-decided parts alone: their optimum
+    bounds every music option (an option that cannot beat the best verified stays out); then
+    that clip sequence with its best timing; only when it falls short of the bound, the full
+    model (hinted with the sequence)."""
+    verifier, clips, transition = search.verifier, search.clips, search.transition
+    alone = build(verifier, clips, n, [], transition)
+    solver, status = _run(search, alone.model)
     if status == cp_model.INFEASIBLE:
-        return -1.0
+        return
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return _sequence_ceiling(search, n)
-    bound = solver.best_objective_bound / SCALE + built.constant + built.rounding
-    return min(bound, _sequence_ceiling(search, n))
+        search.timed_out = True
+        return
+    bound = solver.best_objective_bound / SCALE + alone.constant + alone.rounding
+    useful = [(v + bound, t) for v, t in timed if v + bound > search.best_ves + 1e-9]
+    if not useful:
+        return
+    if status != cp_model.OPTIMAL:
+        search.timed_out = True
+        return
+    chosen = [next(c for c, var in enumerate(row) if solver.value(var)) for row in alone.x]
+    options = [t for _, t in useful]
+    fixed = build(verifier, clips, n, options, transition)
+    for i, c in enumerate(chosen):
+        fixed.model.add(fixed.x[i][c] == 1)
+    _close(search, fixed, options)
+    if search.timed_out or search.best_ves >= max(v for v, _ in useful) - search.tolerance:
+        return  # the sequence's best timing reaches what any model for n could
+    full = build(verifier, clips, n, options, transition)
+    for i, c in enumerate(chosen):
+        full.model.add_hint(full.x[i][c], 1)
+    _close(search, full, options)
 
 
 def _sequence_ceiling(search: _Search, n: int) -> float:
@@ -181,7 +201,8 @@ def _sequence_ceiling(search: _Search, n: int) -> float:
 
 def _close(search: _Search, built: Built, options: list[Timed]) -> None:
     """Solve one model until no clip sequence in it can beat the best verified timeline."""
-    search.tolerance = max(search.tolerance, built.rounding)
+    # integer rounding can hide ``rounding`` on each side of a comparison
+    search.tolerance = max(search.tolerance, 2 * built.rounding)
     model = built.model
     while True:
         left = search.deadline - time.monotonic()
@@ -190,13 +211,7 @@ def _close(search: _Search, built: Built, options: list[Timed]) -> None:
             return
         floor = (search.best_ves - built.rounding - built.constant) * SCALE
         model.add(built.objective >= math.floor(floor) + 1)  # only what might beat the best
-        solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = left
-        solver.parameters.num_workers = search.workers
-        for key, value in search.parameters.items():
-            setattr(solver.parameters, key, value)
-        status = solver.solve(model)
-        search.solves += 1
+        solver, status = _run(search, model)
         if status == cp_model.INFEASIBLE:
             return
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -85,4 +85,8 @@ def fixed_part(
         worth(r, L.MET if isinstance(r, L.NoReuse) else report._outcomes[i], verifier)
         for i, r in rules
     )
-    return fixed + RUBRIC_PART * report.components.beats
+    ledger = verifier.task.ledger
+    empty = (WEIGHT_H if not any(r.hard for r in ledger) else 0.0) + (
+        WEIGHT_S if sum(r.weight for r in ledger if not r.hard) <= 0 else 0.0
+    )  # H and S count 1 with no rules of their kind
+    return fixed + empty + RUBRIC_PART * report.components.beats
