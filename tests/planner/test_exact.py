@@ -83,7 +83,7 @@ LEDGERS = [
 def test_the_optimum_matches_brute_force_over_the_discretisation(ledger) -> None:
     task = _task(*ledger)
     found = solve(task, max_shots=3, time_limit_s=60)
-    assert found.proven and found.status in {"optimal", "bound"}
+    assert found.proven and found.status in {"optimal", "bound"}, found.status
     assert found.timeline is not None
     assert Verifier(task).verify(found.timeline).ves == found.ves
     assert found.ves >= _brute_force(task, 3) - found.tolerance

@@ -43,8 +43,9 @@ class Solution:
     proven: bool
     """No timeline of the discretisation beats ``timeline`` by more than ``tolerance``."""
     status: str
-    """``optimal``, ``bound`` (it reached the task's upper bound), ``time_limit`` or
-    ``no_timeline``."""
+    """``optimal``, ``bound`` (it reached the task's upper bound), ``time_limit``,
+    ``no_timeline``, or ``unverified`` (a model rated a timeline below its verified VES: a
+    modelling fault, so nothing is claimed)."""
     elapsed_s: float
     models: int
     """CP-SAT solves run."""
@@ -65,6 +66,7 @@ class _Search:
     best_ves: float = 0.0
     solves: int = 0
     timed_out: bool = False
+    unsound: bool = False
     tolerance: float = 0.0
     parameters: dict[str, object] = field(default_factory=lambda: dict(CP_SAT))
 
@@ -97,8 +99,10 @@ def solve(
         if search.timed_out:
             break
     reached = reached or search.best_ves >= bound - 1e-9
-    proven = reached or not search.timed_out
+    proven = reached or not (search.timed_out or search.unsound)
     status = "bound" if reached else "optimal" if proven else "time_limit"
+    if search.unsound and not reached:
+        status = "unverified"
     if search.best is None:
         status = "no_timeline" if proven else "time_limit"
     return Solution(
@@ -225,6 +229,8 @@ def _close(search: _Search, built: Built, options: list[Timed]) -> None:
             search.timed_out = True
             return
         promised = solver.objective_value / SCALE + built.constant
+        if ves > promised + 2 * built.rounding + 1e-9:
+            search.unsound = True  # the model under-rated a timeline: its proofs are void
         if promised - ves <= built.rounding + 1e-9:
             return  # the model's optimum is verified: nothing in it beats it
         model.add_bool_or([built.x[i][c].Not() for i, c in enumerate(chosen)])
