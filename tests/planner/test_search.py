@@ -398,3 +398,17 @@ def test_an_overlapping_repeat_moves_to_an_unused_stretch_of_its_clip():
     assert [s.clip_id for s in fixed.shots] == ["a", "c", "a"]
     assert fixed.shots[2].length == 60 and fixed.shots[2].source.start >= 75
     assert verifier.verify(fixed).constraints[0].satisfied
+
+
+def test_variety_moves_try_every_exchange_not_only_the_dullest_pairs():
+    # a, b share "beach"; a·b·c·d has one dull pair (0.67 variety): the dullest-pair moves stop
+    # at 0.75 and above, the exhaustive ones still find the exchange that makes every pair new
+    task = make_task(POOL, tracks=[TRACK])
+    cut = three("a", "b", "c", "d")
+    report = Verifier(task).verify(cut)
+    assert report.components.variety < 1.0
+    proposals = proposer().propose(task, cut, report, n=64, seed=0)
+    best = [p for p in proposals if p.note.startswith("Q:variety_best")]
+    assert best
+    after = Verifier(task).verify(apply_patch(task, cut, best[0].ops))
+    assert after.components.variety == 1.0

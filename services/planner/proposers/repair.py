@@ -117,7 +117,33 @@ def _quality(state: M.State, report: Report, rng: Random) -> list[Candidate]:
             rng.shuffle(partners)
             for j in partners[:QUALITY_SHOTS]:
                 out.append((M.exchange(state, i, j), f"Q:variety_exchange:{i}"))
+    if report.components.variety < 1.0 and state.n > 2:
+        for i, j in _best_exchanges(state, QUALITY_SHOTS // 2):
+            out.append((M.exchange(state, i, j), f"Q:variety_best:{i}-{j}"))
     return out
+
+
+def _best_exchanges(state: M.State, k: int) -> list[tuple[int, int]]:
+    """The ``k`` exchanges of two shots' clips that raise the sum of neighbour variety most
+    (every pair tried: the dullest-pair moves above miss the trades the exact solver finds,
+    e.g. one that lifts two fair pairs at once)."""
+    ctx, ids = state.ctx, list(state.ids)
+    if not all(c in ctx.clips for c in ids):
+        return []
+
+    def around(order: list[str], spots: set[int]) -> float:
+        edges = {e for i in spots for e in (i - 1, i) if 0 <= e < len(order) - 1}
+        return sum(ctx.variety(order[e], order[e + 1]) for e in edges)
+
+    gains = []
+    for i in range(len(ids)):
+        for j in range(i + 1, len(ids)):
+            trial = ids.copy()
+            trial[i], trial[j] = trial[j], trial[i]
+            gain = around(trial, {i, j}) - around(ids, {i, j})
+            if gain > 1e-9:
+                gains.append((-gain, i, j))
+    return [(i, j) for _, i, j in sorted(gains)[:k]]
 
 
 def _executability(state: M.State, report: Report) -> list[Candidate]:
