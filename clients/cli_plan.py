@@ -208,7 +208,7 @@ def plan(
     ] = None,
     music: Annotated[list[Path] | None, typer.Option(help="Music track(s) for --media.")] = None,
     brief: Annotated[str | None, typer.Option(help="One sentence of brief, for --media.")] = None,
-    proposer: Annotated[str, typer.Option(help="search, llm or hf:<checkpoint>.")] = "search",
+    proposer: Annotated[str, typer.Option(help="search, exact, llm or hf:<id>.")] = "search",
     teacher: Annotated[list[str] | None, typer.Option(help="Extra branches (repeat).")] = None,
     max_rounds: Annotated[int, typer.Option(help="Repair rounds at most.")] = 8,
     candidates: Annotated[int, typer.Option(help="Candidates per round.")] = 8,
