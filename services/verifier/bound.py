@@ -59,7 +59,8 @@ def rule_best(rule: L.Constraint, verifier: Verifier) -> tuple[float, bool]:
         ok = bool(verifier.clips_with_orientation(rule.value))
         return (1.0 if ok else 0.0), ok
     if isinstance(rule, L.ShotLength):
-        ok = any(clip.duration >= rule.min for clip in pool) and rule.min <= rule.max
+        low = max(1, rule.min)  # a shot holds at least one frame
+        ok = any(clip.duration >= low for clip in pool) and low <= rule.max
         return (1.0 if ok else 0.0), ok
     if isinstance(rule, L.Music):
         ok = rule.track_id in task.tracks
@@ -108,7 +109,7 @@ def hard_window(task: Task) -> tuple[int, int | None, int, int | None]:
         if rule.hard and isinstance(rule, L.ShotLength):
             shot_lo = max(shot_lo, rule.min)
             shot_hi = rule.max if shot_hi is None else min(shot_hi, rule.max)
-    n_lo = 1 if shot_hi is None else max(1, -(-total_lo // shot_hi))
+    n_lo = 1 if shot_hi is None else max(1, -(-total_lo // max(1, shot_hi)))
     n_hi = None if total_hi is None else total_hi // shot_lo
     return n_lo, n_hi, shot_lo, shot_hi
 

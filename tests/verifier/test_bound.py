@@ -92,3 +92,10 @@ def test_a_large_pool_is_bounded_without_scanning_every_pair() -> None:
     task = _task(clips=400)
     timeline = seq(*((f"c{i}", 60) for i in range(12)))
     assert Verifier(task).verify(timeline).ves <= upper_bound(task).ves
+
+
+def test_a_shot_length_rule_no_shot_can_meet_is_bounded_not_a_crash() -> None:
+    task = _task(L.ShotLength(id="s", min=0, max=0), L.Duration(id="d", min=1, max=900))
+    bound = upper_bound(task)
+    assert bound.hard_met == 0.0
+    assert Verifier(task).verify(seq(("c0", 60))).ves <= bound.ves
