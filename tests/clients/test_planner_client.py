@@ -49,7 +49,7 @@ def test_plan_get_and_records(planner: PlannerClient) -> None:
     assert len(page.records) <= 2
     if page.records:
         assert page.next_cursor == page.records[-1]["record_id"]
-    assert [p.name for p in planner.proposers()][:2] == ["search", "llm"]
+    assert [p.name for p in planner.proposers()][:3] == ["search", "exact", "llm"]
     assert planner.health()
 
 
