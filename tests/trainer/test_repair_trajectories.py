@@ -24,7 +24,7 @@ def _teachers() -> tuple[Scripted, Scripted, list[dict[str, Any]]]:
 
 
 def test_the_verifier_best_trajectory_wins_and_wins_are_counted() -> None:
-    weak, strong, records = _teachers()
+    _weak, strong, records = _teachers()
     rows, stats = build_repair_sft(records, TASKS)
     assert stats["select"] == "trajectory"
     assert stats["teacher_wins"] == {"teacher-strong": 1}
@@ -40,7 +40,7 @@ def test_a_teacher_that_reports_a_false_score_is_judged_by_the_replay() -> None:
     for r in forged:  # the weak teacher claims its kept step reached VES 1.0
         if r["proposer"] == "teacher-weak" and r["accepted"]:
             r["ves_after"] = 1.0
-    rows, stats = build_repair_sft(forged, TASKS)
+    _rows, stats = build_repair_sft(forged, TASKS)
     assert stats["teacher_wins"] == {"teacher-strong": 1}
     assert stats["ves_drift"] == 1
 
@@ -51,7 +51,7 @@ def test_a_trajectory_that_does_not_replay_is_skipped() -> None:
     for r in broken:  # the strong teacher's kept patch no longer applies
         if r["proposer"] == "teacher-strong" and r["accepted"]:
             r["patch"] = {"schema": "Patch.1", "ops": [{"op": "remove", "shot": 40}]}
-    rows, stats = build_repair_sft(broken, TASKS)
+    _rows, stats = build_repair_sft(broken, TASKS)
     assert stats["trajectories"]["skipped"] == {"replay_rejected": 1}
     assert stats["teacher_wins"] == {"teacher-weak": 1}
 
