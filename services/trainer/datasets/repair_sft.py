@@ -5,11 +5,12 @@ trajectory replayed by the verifier from its start (see
 :mod:`~services.trainer.datasets.repair_trajectories`); stats carry ``teacher_wins``.
 
 ``select="state"``: the best patch any teacher found per state. Candidates are grouped by
-(task, state) across every plan, branch and proposer. Within a group the verifier-best applied candidate wins (highest ``ves_after``; ties: fewer ops, then
-the earlier record); it becomes a row only if the planner accepted it and it raised VES by
-more than ``min_gain``. The prompt is the planner's own prompt for that state, rendered
-from the verifier's re-verified report, and the completion is the planner's patch text, so
-a checkpoint trained here sees at inference exactly what it was trained on.
+(task, state) across every plan, branch and proposer. Within a group the verifier-best
+applied candidate wins (highest ``ves_after``; ties: fewer ops, then the earlier record); it
+becomes a row only if the planner accepted it and it raised VES by more than ``min_gain``.
+The prompt is the planner's own prompt for that state, rendered from the verifier's re-
+verified report, and the completion is the planner's patch text, so a checkpoint trained
+here sees at inference exactly what it was trained on.
 
 Row (TRL prompt–completion, conversational)::
 
