@@ -79,8 +79,9 @@ TEACHERS = ("search:greedy", "search:beam", "search:restarts", "exact")
 """Teacher names, first the plan's proposer, then its other branches; names the planner
 cannot resolve (``exact`` before the planner has it) are reported and left out."""
 TEACHER_BUDGET = LoopBudget(max_rounds=4, candidates=4)
-EVAL_BUDGET = LoopBudget(max_rounds=8, candidates=8)
-"""The planner's own defaults: students are judged in the loop as the product runs it."""
+EVAL_BUDGET = LoopBudget(max_rounds=4, candidates=4)
+"""Students and teachers alike are judged in the planner's loop with this budget (half the
+planner's default rounds and candidates, to keep a seed within the CPU budget)."""
 REPAIR_SFT = SFTHyper(seed=0, epochs=12, lr=3e-3, batch_size=4, max_length=2048)
 EVO_DPO = DPOHyper(seed=0, epochs=2, lr=1e-4, batch_size=4, max_length=2048)
 GUI_SFT = SFTHyper(seed=0, epochs=12, lr=3e-3, batch_size=8, max_length=1536)
@@ -90,8 +91,8 @@ GUI_SFT = SFTHyper(seed=0, epochs=12, lr=3e-3, batch_size=8, max_length=1536)
 class Sizes:
     """Everything that sets the benchmark's size; :data:`FULL` and :data:`QUICK` below."""
 
-    train_tasks: int = 32
-    heldout_tasks: int = 12
+    train_tasks: int = 16
+    heldout_tasks: int = 8
     max_clips: int = 20
     """Only EditBench tasks with at most this many clips (short prompts for a CPU model)."""
     teachers: tuple[str, ...] = TEACHERS
@@ -100,7 +101,7 @@ class Sizes:
     teacher: LoopBudget = TEACHER_BUDGET
     evaluation: LoopBudget = EVAL_BUDGET
     evo_rounds: int = 2
-    evo_tasks: int = 32
+    evo_tasks: int = 8
     """Train tasks the student proposes on each evo round (rounds as evaluated, ≥ 4 candidates)."""
     evo_pairs_per_state: int = 4
     """At most this many preference pairs per state (largest VES gaps first)."""
@@ -427,6 +428,7 @@ def cli(
     """Run the learning ladder (repair SFT, evo, GUI SFT, SOLAR vs sparse online) as JSON."""
     results = run_seeds(QUICK if quick else FULL, seeds, work_dir=work_dir)
     png = plot or json_path.with_suffix(".png")
-    results["plot"] = str(plot_curves(results, png))
+    results["plot"] = str(png)
     json_path.write_text(json.dumps(results, indent=2) + "\n")
+    plot_curves(results, png)
     typer.echo(json.dumps(results, indent=2))

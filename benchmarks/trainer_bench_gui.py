@@ -22,6 +22,7 @@ from services.trainer.episodes import (
     Observation,
     parse_action,
     render_messages,
+    render_step_messages,
     step_success_rate,
 )
 from services.trainer.solar import SolarConfig, step_validity
@@ -124,9 +125,11 @@ def step_sr(path: str, episodes: Sequence[Episode], config: SolarConfig) -> dict
     every step's greedy answer is generated up front, in batches."""
     validity = functools.partial(step_validity, config=config)
     prompts = []
-    for episode in episodes:
-        wire = episode.to_dict()
-        prompts += [render_messages(wire, i, step) for i, step in enumerate(wire["steps"])]
+    for episode in episodes:  # the prompts step_success_rate asks, in its order
+        history: list[Any] = []
+        for step in episode.steps:
+            prompts.append(render_step_messages(episode.goal, step.observation, history))
+            history.append(step.action)
     answers = generate_many(path, prompts, n=1, temperature=0.0, seed=0)
     known = {_key(m): a[0] for m, a in zip(prompts, answers, strict=True)}
     fallback = greedy_policy(path)

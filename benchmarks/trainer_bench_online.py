@@ -42,8 +42,8 @@ class OnlineSizes:
     iterations: int = 5
     candidates: int = 4
     temperature: float = 1.0
-    train_episodes: int = 12
-    heldout_episodes: int = 8
+    train_episodes: int = 4
+    heldout_episodes: int = 4
     min_steps: int = 10
     pg: PolicyGradientHyper = ONLINE_PG
 
