@@ -41,9 +41,8 @@ def _fold(values: Sequence[Any], fold: Fold) -> Any:
         return fold([float(v) for v in present])
     if all(isinstance(v, dict) for v in present):
         keys = list(dict.fromkeys(k for v in present for k in v))
-        numeric = all(_number(x) for v in present for x in v.values())
-        fill = 0 if numeric else None
-        return {k: _fold([v.get(k, fill) for v in present], fold) for k in keys}
+        folded = {k: _fold([v.get(k, 0) for v in present], fold) for k in keys}
+        return None if any(x is None for x in folded.values()) else folded
     if all(isinstance(v, list) for v in present) and len({len(v) for v in present}) == 1:
         folded = [_fold(list(col), fold) for col in zip(*present, strict=True)]
         return None if any(v is None for v in folded) else folded
