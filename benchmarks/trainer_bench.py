@@ -1,24 +1,33 @@
-"""``python -m benchmarks trainer``: the learning loop end to end, on CPU, with tiny models.
+"""``python -m benchmarks trainer``: the learning ladder end to end, on CPU, with tiny models.
 
 Repair (EditBench, the real planner and a verifier served over HTTP; every plan starts in
 repair mode from the naive one-shot cut):
 
-1. **teachers** — on the train tasks, ``search`` and the deliberately ``noisy`` teacher
-   (:mod:`benchmarks.trainer_bench_loop`) run as two branches; every candidate of every
-   branch becomes a scored record (``GET /v1/records``).
-2. **repair SFT** — :func:`build_repair_sft` keeps the verifier-best accepted repair per
-   state; :func:`run_sft` trains a tiny model from scratch on them.
-3. **evaluation** — each model proposes as ``hf:<checkpoint>`` on the held-out tasks, same
-   seed, rounds and candidates: ``ves_untrained`` (the same architecture and tokenizer,
-   untrained weights), ``ves_sft``, ``ves_evo``; ``ves_naive`` is the naive cut alone.
-4. **evo** — the SFT student proposes on train tasks; :func:`build_evo_pairs` (margin 0.1)
-   ranks its own candidates by VES; :func:`run_dpo` from the SFT checkpoint.
+1. **teachers** — on the train tasks, every named teacher (``Sizes.teachers``: search run
+   greedy, beam and with randomised restarts, the exact solver when the planner has one,
+   plus any endpoint in ``REFINERY_TEACHERS``) runs as its own branch of one plan; every
+   candidate becomes a scored record (``GET /v1/records``).
+2. **repair SFT** — :func:`build_repair_sft` replays every teacher's trajectory through the
+   verifier and keeps the verifier-best one per task (``teacher_wins``); :func:`run_sft`
+   trains a tiny model from scratch on its steps.
+3. **evo** — ``evo_rounds`` rounds: the current student plans the train tasks, its own
+   self-scored records give the margin pairs (:func:`build_evo_pairs`), and DPO starts from
+   the current student; each round is reported (``evo_rounds``).
+4. **evaluation** — each model proposes as ``hf:<checkpoint>`` on the held-out tasks, same
+   seed, rounds and candidates: ``ves_untrained`` (same architecture and tokenizer, untrained
+   weights), ``ves_sft``, ``ves_evo``; the teachers are judged the same way
+   (``ves_teachers``, ``ves_best_teacher``); ``ves_naive`` is the naive cut alone. Parse rates
+   come from the planner's per-branch counts.
 
-GUI (synthetic episodes, :mod:`benchmarks.trainer_bench_gui`): SFT a tiny policy on the
-train episodes (``step_sr_sft``, teacher-forced on held-out episodes, validity = SOLAR's Φ);
-sample candidates per train step from it; policy-gradient from the SFT checkpoint on SOLAR's
-dense rows (``step_sr_solar``) and, from the same candidates, on the sparse GRPO rows
-(``step_sr_sparse``). Hyper-parameters are fixed here, never chosen on held-out figures.
+GUI (generated episodes, :mod:`benchmarks.trainer_bench_gui` and
+:mod:`benchmarks.trainer_bench_online`): SFT a tiny policy on the train episodes
+(``step_sr_sft``, teacher-forced on held-out episodes, validity = SOLAR's Φ); then SOLAR and
+sparse-reward GRPO, each iterated on-policy from the SFT checkpoint (``solar_curve``,
+``sparse_curve``; ``step_sr_solar`` / ``step_sr_sparse`` are the last points).
+
+``--seeds K`` runs the whole benchmark K times (seed s shifts every data and model seed) and
+reports each figure's mean under its key and its sample std under ``<key>_std``.
+Hyper-parameters are fixed here, never chosen on held-out figures.
 """
 
 from __future__ import annotations
@@ -36,52 +45,64 @@ import typer
 from rich.progress import Progress, TaskID
 
 from benchmarks.editbench import generate
-from benchmarks.trainer_bench_gui import CandidateCache, step_sr
+from benchmarks.trainer_bench_gui import step_sr
 from benchmarks.trainer_bench_loop import LoopBudget, LoopRunner, planner_session
+from benchmarks.trainer_bench_online import ONLINE, OnlineSizes, long_episodes, online_arm
+from benchmarks.trainer_bench_seeds import aggregate, plot_curves
 from benchmarks.verifier_bench import calibration_us
-from services.trainer.configs import DPOHyper, PolicyGradientHyper, SFTHyper
+from services.trainer.configs import DPOHyper, SFTHyper
 from services.trainer.datasets import build_evo_pairs, build_repair_sft
-from services.trainer.episodes import episode_rows, generate_episodes, render_messages
+from services.trainer.episodes import episode_rows, generate_episodes
 from services.trainer.models import build_tiny, save_checkpoint
 from services.trainer.runners import Progress as RunnerProgress
-from services.trainer.runners import run_dpo, run_policy_gradient, run_sft
-from services.trainer.solar import SolarConfig, solar_rows, sparse_rows
+from services.trainer.runners import run_dpo, run_sft
+from services.trainer.teachers import TeacherEndpoint
 from services.trainer.tokenizer import corpus_texts
 
-__all__ = ["FULL", "QUICK", "SEEDS", "Sizes", "run"]
+__all__ = ["FULL", "QUICK", "SEEDS", "Sizes", "run", "run_seeds", "seeds_for"]
 
 SEEDS = {
     "train_tasks": 1,
     "heldout_tasks": 2,
     "train_episodes": 11,
     "heldout_episodes": 12,
+    "online_train_episodes": 13,
+    "online_heldout_episodes": 14,
     "plan": 0,
     "model": 0,
     "samples": 0,
 }
+SEED_STRIDE = 100
+"""Seed s adds ``s × SEED_STRIDE`` to every data seed and ``s`` to the model/plan seeds."""
 
-
+TEACHERS = ("search:greedy", "search:beam", "search:restarts", "exact")
+"""Teacher names, first the plan's proposer, then its other branches; names the planner
+cannot resolve (``exact`` before the planner has it) are reported and left out."""
 TEACHER_BUDGET = LoopBudget(max_rounds=4, candidates=4)
-EVAL_BUDGET = LoopBudget(max_rounds=8, candidates=8)
-"""The planner's own defaults: students are judged in the loop as the product runs it."""
+EVAL_BUDGET = LoopBudget(max_rounds=4, candidates=4)
+"""Students and teachers alike are judged in the planner's loop with this budget (half the
+planner's default rounds and candidates, to keep a seed within the CPU budget)."""
 REPAIR_SFT = SFTHyper(seed=0, epochs=12, lr=3e-3, batch_size=4, max_length=2048)
 EVO_DPO = DPOHyper(seed=0, epochs=2, lr=1e-4, batch_size=4, max_length=2048)
 GUI_SFT = SFTHyper(seed=0, epochs=12, lr=3e-3, batch_size=8, max_length=1536)
-GUI_PG = PolicyGradientHyper(seed=0, epochs=1, lr=1e-4, batch_size=8, max_length=1536)
 
 
 @dataclass(frozen=True)
 class Sizes:
     """Everything that sets the benchmark's size; :data:`FULL` and :data:`QUICK` below."""
 
-    train_tasks: int = 32
-    heldout_tasks: int = 12
+    train_tasks: int = 16
+    heldout_tasks: int = 8
     max_clips: int = 20
     """Only EditBench tasks with at most this many clips (short prompts for a CPU model)."""
+    teachers: tuple[str, ...] = TEACHERS
+    controls: tuple[str, ...] = ()
+    """Negative controls run next to the teachers (e.g. ``noisy``): scored, never kept."""
     teacher: LoopBudget = TEACHER_BUDGET
     evaluation: LoopBudget = EVAL_BUDGET
-    evo_tasks: int = 32
-    """Train tasks the SFT student proposes on (rounds as evaluated, at least 4 candidates)."""
+    evo_rounds: int = 2
+    evo_tasks: int = 8
+    """Train tasks the student proposes on each evo round (rounds as evaluated, ≥ 4 candidates)."""
     evo_pairs_per_state: int = 4
     """At most this many preference pairs per state (largest VES gaps first)."""
     base: str = "tiny"
@@ -89,26 +110,50 @@ class Sizes:
     dpo: DPOHyper = EVO_DPO
     train_episodes: int = 24
     heldout_episodes: int = 12
-    gui_candidates: int = 4
     gui_sft: SFTHyper = GUI_SFT
-    pg: PolicyGradientHyper = GUI_PG
+    online: OnlineSizes = ONLINE
 
 
 FULL = Sizes()
 QUICK = Sizes(
     train_tasks=3,
     heldout_tasks=2,
+    teachers=("search:greedy", "search:beam"),
     teacher=LoopBudget(max_rounds=2, candidates=2),
     evaluation=LoopBudget(max_rounds=1, candidates=2),
+    evo_rounds=2,
     evo_tasks=2,
     sft=replace(FULL.sft, epochs=1, max_steps=2),
     dpo=replace(FULL.dpo, max_steps=1),
     train_episodes=2,
     heldout_episodes=1,
-    gui_candidates=2,
     gui_sft=replace(FULL.gui_sft, max_steps=2),
-    pg=replace(FULL.pg, max_steps=1),
+    online=OnlineSizes(
+        iterations=2,
+        candidates=2,
+        train_episodes=1,
+        heldout_episodes=1,
+        pg=replace(ONLINE.pg, max_steps=1),
+    ),
 )
+
+
+def seeds_for(seed: int) -> dict[str, int]:
+    """The benchmark's seeds for run ``seed`` (run 0 is :data:`SEEDS` itself)."""
+    model_keys = {"plan", "model", "samples"}
+    return {k: v + (seed if k in model_keys else seed * SEED_STRIDE) for k, v in SEEDS.items()}
+
+
+def seeded(sizes: Sizes, seed: int) -> Sizes:
+    """``sizes`` with every trainer seed shifted by ``seed``."""
+    pg = replace(sizes.online.pg, seed=sizes.online.pg.seed + seed)
+    return replace(
+        sizes,
+        sft=replace(sizes.sft, seed=sizes.sft.seed + seed),
+        dpo=replace(sizes.dpo, seed=sizes.dpo.seed + seed),
+        gui_sft=replace(sizes.gui_sft, seed=sizes.gui_sft.seed + seed),
+        online=replace(sizes.online, pg=pg),
+    )
 
 
 def editbench_tasks(seed: int, n: int, max_clips: int) -> list[dict[str, Any]]:
@@ -150,7 +195,7 @@ class Phases:
         try:
             yield Ticker(self.bar, task)
         finally:
-            self.seconds[name] = round(time.perf_counter() - start, 2)
+            self.seconds[name] = round(self.seconds.get(name, 0) + time.perf_counter() - start, 2)
             done = self.bar.tasks[task].total or 1
             self.bar.update(task, completed=done, total=done)
 
@@ -164,41 +209,82 @@ def _train_summary(metrics: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _r(metrics[k]) if isinstance(metrics[k], float) else metrics[k] for k in keep}
 
 
-def _repair(sizes: Sizes, loop: LoopRunner, phases: Phases, work: Path) -> dict[str, Any]:
-    """Teachers → repair SFT → held-out evaluation → evo; the repair half of the figures."""
-    train = editbench_tasks(SEEDS["train_tasks"], sizes.train_tasks, sizes.max_clips)
-    heldout = editbench_tasks(SEEDS["heldout_tasks"], sizes.heldout_tasks, sizes.max_clips)
-    book = {t["id"]: t for t in train}
-    with phases.phase("teachers", len(train)) as tick:
+@dataclass
+class Context:
+    """One run's shared state: sizes, seeds, the planner loop, phases and scratch folder."""
+
+    sizes: Sizes
+    seeds: dict[str, int]
+    loop: LoopRunner
+    phases: Phases
+    work: Path
+
+
+def _teachers(ctx: Context, train: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every resolvable teacher (and control) as a branch of one plan per train task."""
+    names, missing = ctx.loop.resolvable([*ctx.sizes.teachers, *ctx.sizes.controls])
+    teachers = [n for n in names if n not in ctx.sizes.controls]
+    if not teachers:
+        raise RuntimeError(f"no teacher resolves: {missing}")
+    with ctx.phases.phase("teachers", len(train)) as tick:
         for task in train:
-            loop.plan(task, "search", sizes.teacher, teachers=["noisy"])
+            ctx.loop.plan(task, names[0], ctx.sizes.teacher, teachers=names[1:])
             tick()
-        records = loop.new_records()
-    with phases.phase("repair_sft") as tick:
-        rows, sft_stats = build_repair_sft(records, book, min_gain=0.0)
-        sft = run_sft(rows, sizes.base, sizes.sft, work / "sft", callback=tick)
-        untrained = _untrained(rows, sizes, work / "untrained")
-    models = {"untrained": untrained, "sft": sft["checkpoint"]}
+        records = ctx.loop.new_records()
+    return {"teachers": teachers, "teachers_missing": missing, "records": records}
+
+
+def _repair(ctx: Context) -> dict[str, Any]:
+    """Teachers → repair SFT → evo rounds → held-out evaluation: the repair figures."""
+    sizes, seeds = ctx.sizes, ctx.seeds
+    train = editbench_tasks(seeds["train_tasks"], sizes.train_tasks, sizes.max_clips)
+    heldout = editbench_tasks(seeds["heldout_tasks"], sizes.heldout_tasks, sizes.max_clips)
+    taught = _teachers(ctx, train)
+    records = taught["records"]
+    book = {t["id"]: t for t in train}
+    with ctx.phases.phase("repair_sft") as tick:
+        rows, stats = build_repair_sft(records, book, controls=sizes.controls)
+        sft = run_sft(rows, sizes.base, sizes.sft, ctx.work / "sft", callback=tick)
+        untrained = _untrained(rows, sizes, ctx.work / "untrained")
     out: dict[str, Any] = {
         "train_tasks": len(train),
         "heldout_tasks": len(heldout),
+        "teachers": taught["teachers"],
+        "teachers_missing": taught["teachers_missing"],
         "teacher_records": len(records),
         "repair_sft_rows": len(rows),
-        "repair_sft_stats": {k: sft_stats[k] for k in ("states", "teachers")},
+        "teacher_wins": stats["teacher_wins"],
+        "repair_sft_stats": {k: stats[k] for k in ("tasks", "trajectories", "teachers")},
         "sft": _train_summary(sft),
         "sft_tokens_per_s": _r(sft["tokens_per_s"]),
     }
-    out.update(_evo(sizes, loop, phases, work, train[: sizes.evo_tasks], sft["checkpoint"]))
-    if out.get("evo_checkpoint"):
-        models["evo"] = out.pop("evo_checkpoint")
-    evaluation = sizes.evaluation
-    with phases.phase("evaluation", len(heldout) * len(models)) as tick:
+    evo = _evo(ctx, train[: sizes.evo_tasks], sft["checkpoint"])
+    models = {"untrained": untrained, "sft": sft["checkpoint"], "evo": evo.pop("checkpoint")}
+    out.update(evo)
+    out.update(_evaluate(ctx, heldout, models, taught["teachers"]))
+    return out
+
+
+def _evaluate(
+    ctx: Context, heldout: list[dict[str, Any]], models: dict[str, str], teachers: list[str]
+) -> dict[str, Any]:
+    """Students (``hf:``) and teachers in the planner's closed loop on the held-out tasks."""
+    out: dict[str, Any] = {"ves_teachers": {}}
+    budget = ctx.sizes.evaluation
+    with ctx.phases.phase("evaluation", len(heldout) * len(models)) as tick:
         for name, path in models.items():
-            figures = loop.evaluate(heldout, f"hf:{path}", evaluation, tick)
+            figures = ctx.loop.evaluate(heldout, f"hf:{path}", budget, tick)
             out[f"ves_{name}"] = figures.pop("mean_ves")
             out["ves_naive"] = figures.pop("naive_mean_ves")
+            out[f"parse_rate_{name}"] = figures["parse_rate"]
             out[f"loop_{name}"] = figures
-    out.setdefault("ves_evo", None)
+    with ctx.phases.phase("teacher_evaluation", len(heldout) * len(teachers)) as tick:
+        for name in teachers:
+            out["ves_teachers"][name] = ctx.loop.evaluate(heldout, name, budget, tick)["mean_ves"]
+    best = max(out["ves_teachers"], key=out["ves_teachers"].get)
+    out["best_teacher"] = best
+    out["ves_best_teacher"] = out["ves_teachers"][best]
+    out["sft_gap_to_best_teacher"] = _r(out["ves_best_teacher"] - out["ves_sft"])
     return out
 
 
@@ -209,23 +295,28 @@ def _untrained(rows: list[dict[str, Any]], sizes: Sizes, path: Path) -> str:
     return str(save_checkpoint(model, tokenizer, path))
 
 
-def _evo(
-    sizes: Sizes,
-    loop: LoopRunner,
-    phases: Phases,
-    work: Path,
-    tasks: list[dict[str, Any]],
-    student: str,
-) -> dict[str, Any]:
-    """The SFT student's self-scored records → preference pairs → DPO."""
-    name = f"hf:{student}"
+def _evo(ctx: Context, tasks: list[dict[str, Any]], student: str) -> dict[str, Any]:
+    """``evo_rounds`` rounds of: the current student's self-scored records → pairs → DPO
+    from the current student. A round without pairs keeps the student and is reported."""
+    rounds = []
+    for number in range(1, ctx.sizes.evo_rounds + 1):
+        figures, student = _evo_round(ctx, tasks, student, number)
+        rounds.append(figures)
+    return {"evo_tasks": len(tasks), "evo_rounds": rounds, "checkpoint": student}
+
+
+def _evo_round(
+    ctx: Context, tasks: list[dict[str, Any]], student: str, number: int
+) -> tuple[dict[str, Any], str]:
+    sizes, name = ctx.sizes, f"hf:{student}"
     budget = LoopBudget(sizes.evaluation.max_rounds, max(4, sizes.evaluation.candidates))
-    with phases.phase("evo", len(tasks)) as tick:
-        loop.new_records()  # skip anything not proposed by the student below
+    with ctx.phases.phase("evo", len(tasks)) as tick:
+        ctx.loop.new_records()  # skip anything not proposed by the student below
+        plans = []
         for task in tasks:
-            loop.plan(task, name, budget)
+            plans.append(ctx.loop.plan(task, name, budget))
             tick()
-        records = loop.new_records()
+        records = ctx.loop.new_records()
         book = {t["id"]: t for t in tasks}
         pairs, stats = build_evo_pairs(
             records,
@@ -234,82 +325,91 @@ def _evo(
             max_pairs_per_state=sizes.evo_pairs_per_state,
             proposers=[name],
         )
-        out: dict[str, Any] = {
-            "evo_tasks": len(tasks),
-            "evo_records": len(records),
-            "evo_pairs": len(pairs),
-            "evo_pair_states": stats["states"],
-        }
-        if not pairs:
-            out["evo_skipped"] = stats.get("empty_reason", "no pairs")
-            return out
-    with phases.phase("evo_dpo") as tick:
-        dpo = run_dpo(pairs, student, sizes.dpo, work / "evo", callback=tick)
-    return {**out, "dpo": _train_summary(dpo), "evo_checkpoint": dpo["checkpoint"]}
+    figures: dict[str, Any] = {
+        "round": number,
+        "train_ves": _r(sum(p["ves"] for p in plans) / len(plans)),
+        "records": len(records),
+        "pairs": len(pairs),
+        "pair_states": stats["states"],
+    }
+    if not pairs:
+        figures["skipped"] = stats.get("empty_reason", "no pairs")
+        return figures, student
+    with ctx.phases.phase("evo_dpo") as tick:
+        dpo = run_dpo(pairs, student, sizes.dpo, ctx.work / f"evo-{number}", callback=tick)
+    figures["dpo"] = _train_summary(dpo)
+    return figures, dpo["checkpoint"]
 
 
-def _gui(sizes: Sizes, phases: Phases, work: Path) -> dict[str, Any]:
-    """Episode SFT, then SOLAR and sparse policy gradient from the same sampled candidates."""
-    train = generate_episodes(sizes.train_episodes, seed=SEEDS["train_episodes"], alternatives=0)
-    heldout = generate_episodes(
-        sizes.heldout_episodes, seed=SEEDS["heldout_episodes"], alternatives=0
+def _gui(ctx: Context) -> dict[str, Any]:
+    """Episode SFT, then SOLAR and sparse GRPO online from the SFT checkpoint."""
+    sizes, seeds, online = ctx.sizes, ctx.seeds, ctx.sizes.online
+    train = generate_episodes(sizes.train_episodes, seed=seeds["train_episodes"], alternatives=0)
+    heldout = long_episodes(
+        online.heldout_episodes, seeds["online_heldout_episodes"], online.min_steps
     )
-    config = SolarConfig(n_candidates=sizes.gui_candidates, temperature=1.0)
-    with phases.phase("gui_sft") as tick:
+    long_train = long_episodes(
+        online.train_episodes, seeds["online_train_episodes"], online.min_steps
+    )
+    with ctx.phases.phase("gui_sft") as tick:
         rows = episode_rows(train)
-        sft = run_sft(rows, sizes.base, sizes.gui_sft, work / "gui_sft", callback=tick)
-        policy = sft["checkpoint"]
-        sft_sr = step_sr(policy, heldout, config)
-    wire = [episode.to_dict() for episode in train]
-    samples = CandidateCache(policy, SEEDS["samples"])
-    with phases.phase("gui_candidates"):
-        solar, solar_stats = solar_rows(wire, render=render_messages, config=config, policy=samples)
-        sparse, _ = sparse_rows(wire, render=render_messages, config=config, policy=samples)
+        sft = run_sft(rows, sizes.base, sizes.gui_sft, ctx.work / "gui_sft", callback=tick)
+        start = sft["checkpoint"]
+        sft_sr = step_sr(start, heldout, online.config())
     out: dict[str, Any] = {
         "train_episodes": len(train),
+        "online_train_episodes": len(long_train),
         "heldout_episodes": len(heldout),
-        "gui_sft_rows": len(rows),
         "heldout_steps": sft_sr["steps"],
+        "gui_sft_rows": len(rows),
         "gui_sft": _train_summary(sft),
         "step_sr_sft": sft_sr["step_sr"],
-        "gui_eval_sft": sft_sr,
-        "candidates_drawn": samples.drawn,
-        "candidates_parsed_rate": _r(samples.parsed / samples.drawn) if samples.drawn else 0.0,
-        "solar_rows": len(solar),
-        "sparse_rows": len(sparse),
-        "successful_trajectories": solar_stats["successful_trajectories"],
-        "trajectories": solar_stats["trajectories"],
-        "nonzero_advantage_rows": {
-            "solar": sum(abs(r["advantage"]) > 1e-9 for r in solar),
-            "sparse": sum(abs(r["advantage"]) > 1e-9 for r in sparse),
-        },
     }
-    for kind, pg_rows in (("solar", solar), ("sparse", sparse)):
-        with phases.phase(f"gui_{kind}") as tick:
-            metrics = run_policy_gradient(
-                pg_rows, policy, sizes.pg, work / f"gui_{kind}", callback=tick
+    for kind in ("solar", "sparse"):
+        with ctx.phases.phase(f"gui_{kind}", online.iterations) as tick:
+            arm = online_arm(
+                kind, start, long_train, heldout, online, ctx.work, seed=seeds["samples"], tick=tick
             )
-            figures = step_sr(metrics["checkpoint"], heldout, config)
-        out[f"step_sr_{kind}"] = figures["step_sr"]
-        out[f"gui_eval_{kind}"] = figures
-        out[f"gui_{kind}"] = _train_summary(metrics)
+        out[f"{kind}_curve"] = arm["curve"]
+        out[f"step_sr_{kind}"] = arm["curve"][-1]
+        out[f"{kind}_iterations"] = arm["iterations"]
     return out
 
 
-def run(sizes: Sizes = FULL, *, work_dir: Path | None = None) -> dict[str, Any]:
-    """Run every phase; the figures as a JSON-ready dict (see the module docstring)."""
+def run(
+    sizes: Sizes = FULL,
+    *,
+    seed: int = 0,
+    work_dir: Path | None = None,
+    endpoints: list[TeacherEndpoint] | None = None,
+) -> dict[str, Any]:
+    """Run every phase once with seed ``seed``; the figures as a JSON-ready dict."""
     started = time.perf_counter()
+    seeds, sizes = seeds_for(seed), seeded(sizes, seed)
+    endpoints = list(endpoints or ())
+    sizes = replace(sizes, teachers=(*sizes.teachers, *(e.name for e in endpoints)))
     figures: dict[str, Any] = {"python_calibration_us": calibration_us()}
     with tempfile.TemporaryDirectory() as scratch, Progress() as bar:
-        work = work_dir or Path(scratch)
+        work = (work_dir or Path(scratch)) / f"seed-{seed}"
         phases = Phases(bar)
-        with planner_session(seed=SEEDS["plan"]) as loop:
-            figures.update(_repair(sizes, loop, phases, work))
-        figures.update(_gui(sizes, phases, work))
+        with planner_session(seed=seeds["plan"], endpoints=endpoints) as loop:
+            figures.update(_repair(Context(sizes, seeds, loop, phases, work)))
+        figures.update(_gui(Context(sizes, seeds, loop, phases, work)))
     figures["sizes"] = _jsonable(asdict(sizes))
-    figures["seeds"] = dict(SEEDS)
+    figures["seeds"] = seeds
     figures["runtime_s"] = {**phases.seconds, "total": round(time.perf_counter() - started, 2)}
     return figures
+
+
+def run_seeds(
+    sizes: Sizes = FULL, seeds: int = 1, *, work_dir: Path | None = None
+) -> dict[str, Any]:
+    """:func:`run` for seeds 0 … ``seeds``−1; means under each key, std under ``<key>_std``."""
+    from services.trainer.config import TrainerSettings
+
+    endpoints = TrainerSettings().teachers
+    runs = [run(sizes, seed=s, work_dir=work_dir, endpoints=endpoints) for s in range(seeds)]
+    return aggregate(runs)
 
 
 def _jsonable(value: Any) -> Any:
@@ -318,10 +418,17 @@ def _jsonable(value: Any) -> Any:
 
 def cli(
     json_path: Path = typer.Option(Path("trainer-bench.json"), "--json", help="Output file."),
+    seeds: int = typer.Option(1, "--seeds", min=1, help="Runs, seeds 0 … K−1; mean and std."),
     quick: bool = typer.Option(False, "--quick", help="A test-sized run (seconds, not minutes)."),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="The SOLAR vs sparse curves as a PNG (default: next to --json)."
+    ),
     work_dir: Path | None = typer.Option(None, help="Keep checkpoints here (default: a temp dir)."),
 ) -> None:
-    """Run the trainer's learning loop (repair SFT, evo, GUI SFT / SOLAR / sparse) as JSON."""
-    results = run(QUICK if quick else FULL, work_dir=work_dir)
+    """Run the learning ladder (repair SFT, evo, GUI SFT, SOLAR vs sparse online) as JSON."""
+    results = run_seeds(QUICK if quick else FULL, seeds, work_dir=work_dir)
+    png = plot or json_path.with_suffix(".png")
+    results["plot"] = str(png)
     json_path.write_text(json.dumps(results, indent=2) + "\n")
+    plot_curves(results, png)
     typer.echo(json.dumps(results, indent=2))

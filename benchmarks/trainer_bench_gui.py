@@ -10,6 +10,7 @@ baseline's rows are built from the very same candidates.
 from __future__ import annotations
 
 import functools
+import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from services.trainer.episodes import (
     Observation,
     parse_action,
     render_messages,
+    render_step_messages,
     step_success_rate,
 )
 from services.trainer.solar import SolarConfig, step_validity
@@ -55,6 +57,56 @@ def _generate(path: str, messages: list[dict[str, str]], *, n: int, temperature:
     )
 
 
+BATCH = 16
+"""Prompts generated together (left-padded): several times faster than one at a time."""
+
+
+def generate_many(
+    path: str,
+    conversations: Sequence[list[dict[str, str]]],
+    *,
+    n: int,
+    temperature: float,
+    seed: int,
+    batch: int = BATCH,
+) -> list[list[str]]:
+    """``n`` answers per conversation (greedy, one, when ``temperature`` is 0), generated
+    ``batch`` prompts at a time; prompts are grouped by length to keep padding small."""
+    import torch
+
+    loaded = load(path)
+    tokenizer, model = loaded.tokenizer, loaded.model
+    texts = [prompt_text(tokenizer, m) for m in conversations]
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    sample = temperature > 0
+    options: dict[str, Any] = {
+        "max_new_tokens": MAX_ACTION_TOKENS,
+        "do_sample": sample,
+        "num_return_sequences": n if sample else 1,
+        "pad_token_id": tokenizer.pad_token_id,
+    }
+    if sample:
+        options.update(temperature=temperature, top_p=1.0)
+    out: list[list[str]] = [[] for _ in texts]
+    side, tokenizer.padding_side = tokenizer.padding_side, "left"
+    try:
+        for start in range(0, len(order), batch):
+            chunk = order[start : start + batch]
+            inputs = tokenizer([texts[i] for i in chunk], return_tensors="pt", padding=True)
+            with torch.random.fork_rng(devices=[]), torch.inference_mode():
+                torch.manual_seed(seed + start)
+                output = model.generate(**inputs, **options)
+            decoded = tokenizer.batch_decode(
+                output[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True
+            )
+            per = options["num_return_sequences"]
+            for k, index in enumerate(chunk):
+                out[index] = decoded[k * per : (k + 1) * per]
+    finally:
+        tokenizer.padding_side = side
+    return out
+
+
 def greedy_policy(path: str) -> Any:
     """``messages → answer`` of the checkpoint at ``path``, greedy (the evaluation policy)."""
 
@@ -64,10 +116,29 @@ def greedy_policy(path: str) -> Any:
     return policy
 
 
+def _key(messages: list[dict[str, str]]) -> str:
+    return json.dumps(messages, sort_keys=True)
+
+
 def step_sr(path: str, episodes: Sequence[Episode], config: SolarConfig) -> dict[str, Any]:
-    """Teacher-forced step success of the checkpoint on ``episodes`` (validity = SOLAR's Φ)."""
+    """Teacher-forced step success of the checkpoint on ``episodes`` (validity = SOLAR's Φ);
+    every step's greedy answer is generated up front, in batches."""
     validity = functools.partial(step_validity, config=config)
-    figures = step_success_rate(greedy_policy(path), episodes, validity=validity)
+    prompts = []
+    for episode in episodes:  # the prompts step_success_rate asks, in its order
+        history: list[Any] = []
+        for step in episode.steps:
+            prompts.append(render_step_messages(episode.goal, step.observation, history))
+            history.append(step.action)
+    answers = generate_many(path, prompts, n=1, temperature=0.0, seed=0)
+    known = {_key(m): a[0] for m, a in zip(prompts, answers, strict=True)}
+    fallback = greedy_policy(path)
+
+    def policy(messages: list[dict[str, str]]) -> str:
+        found = known.get(_key(messages))
+        return found if found is not None else fallback(messages)
+
+    figures = step_success_rate(policy, episodes, validity=validity)
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in figures.items()}
 
 
@@ -96,6 +167,21 @@ class CandidateCache:
             observation = Observation.model_validate(step["observation"])
             self.samples[key] = [self._action(text, observation) for text in texts]
         return self.samples[key][:n]
+
+    def prefetch(self, episodes: Sequence[Mapping[str, Any]], n: int, temperature: float) -> None:
+        """Draw ``n`` samples for every step of ``episodes`` not drawn yet, in batches."""
+        keys, prompts, observations = [], [], []
+        for episode in episodes:
+            for index, step in enumerate(episode["steps"]):
+                key = (str(episode["episode_id"]), index)
+                if key not in self.samples:
+                    keys.append(key)
+                    prompts.append(render_messages(episode, index, step))
+                    observations.append(Observation.model_validate(step["observation"]))
+        seed = zlib.crc32(f"{self.seed}:batch".encode())
+        texts = generate_many(self.path, prompts, n=n, temperature=temperature, seed=seed)
+        for key, answers, observation in zip(keys, texts, observations, strict=True):
+            self.samples[key] = [self._action(text, observation) for text in answers]
 
     def _action(self, text: str, observation: Observation) -> dict[str, Any]:
         self.drawn += 1

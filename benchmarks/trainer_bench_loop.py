@@ -1,11 +1,15 @@
-"""The trainer benchmark's planner side: a deliberately noisy teacher and the closed loop.
+"""The trainer benchmark's planner side: the teachers' registry and the closed loop.
 
-``noisy`` wraps the built-in search proposer and corrupts a share of its proposals (times
-jittered, clip ids swapped, ops dropped), so the teacher records hold good, bad and broken
-patches side by side and the verifier, not the teacher, decides which ones are worth
-learning. It exists only here: :class:`BenchRegistry` subclasses the planner's registry and
-is swapped into a real planner app, whose every verdict comes from a verifier served over
-HTTP, exactly as :mod:`benchmarks.planner_bench` runs it.
+:class:`BenchRegistry` is the trainer's :class:`~services.trainer.teachers.TeacherRegistry`
+(named search strategies, endpoints from ``REFINERY_TEACHERS``, everything the planner
+resolves) plus one **negative control**, ``noisy``: never a teacher, it is only run when a
+benchmark asks for a control, and the SFT builder then scores its trajectories without ever
+keeping one. ``noisy`` wraps the built-in search proposer and corrupts a share of its
+proposals (times jittered, clip ids swapped, ops dropped), so the teacher records hold good,
+bad and broken patches side by side and the verifier, not the teacher, decides which ones
+are worth learning. It exists only here: :class:`BenchRegistry` subclasses the planner's
+registry and is swapped into a real planner app, whose every verdict comes from a verifier
+served over HTTP, exactly as :mod:`benchmarks.planner_bench` runs it.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from services.planner.config import PlannerSettings
 from services.planner.proposers.base import Proposal, Proposer, ProposerStats
 from services.planner.proposers.search import SearchProposer
 from services.planner.proposers.simple_draft import simple_draft
-from services.planner.registry import ProposerRegistry
+from services.trainer.teachers import TeacherEndpoint, TeacherRegistry
 from services.verifier import patches as P
 from services.verifier.protocol import TaskIn
 from services.verifier.protocol.timeline import timeline_payload
@@ -126,8 +130,8 @@ class NoisyProposer:
         return out
 
 
-class BenchRegistry(ProposerRegistry):
-    """The planner's registry plus the benchmark-only ``noisy`` teacher."""
+class BenchRegistry(TeacherRegistry):
+    """The teachers' registry plus the benchmark-only ``noisy`` negative control."""
 
     def resolve(self, name: str, *, param: str = "options.proposer") -> Proposer:
         if name == NOISY:
@@ -139,6 +143,15 @@ def naive_cut(task_json: Mapping[str, Any]) -> dict[str, Any]:
     """The naive one-shot cut the loop repairs (Timeline.1)."""
     task = TaskIn.model_validate(task_json).to_task()
     return timeline_payload(simple_draft(task, seed=0))
+
+
+def parse_counts(stats: Mapping[str, Any]) -> tuple[int, int]:
+    """(answers, answers that did not parse) of one branch's proposer stats: the planner's
+    own parse counters when it reports them (``parsed`` / ``unparsed``), else every answer a
+    model proposer wrote (``candidates``) and those it dropped as unusable (``dropped``)."""
+    if "parsed" in stats and "unparsed" in stats:
+        return int(stats["parsed"]) + int(stats["unparsed"]), int(stats["unparsed"])
+    return int(stats.get("candidates", 0)), int(stats.get("dropped", 0))
 
 
 @dataclass(frozen=True)
@@ -190,9 +203,9 @@ class LoopRunner:
             finals.append(plan["ves"])
             drafts.append(plan["draft_ves"])
             accepted += sum(r["accepted"] for r in plan["rounds"])
-            stats = plan["branches"][0].get("stats") or {}
-            dropped += stats.get("dropped", 0)
-            candidates += stats.get("candidates", 0)
+            answers, unparsed = parse_counts(plan["branches"][0].get("stats") or {})
+            dropped += unparsed
+            candidates += answers
             tick()
         return {
             "mean_ves": round(sum(finals) / len(finals), 4),
@@ -201,6 +214,12 @@ class LoopRunner:
             "candidates": candidates,
             "parse_rate": round(1 - dropped / candidates, 4) if candidates else 0.0,
         }
+
+    def resolvable(self, names: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+        """(the names this planner resolves, {name: why not} for the others)."""
+        from services.trainer.teachers import resolvable
+
+        return resolvable(self.client.app.state.registry, list(names))
 
     def new_records(self) -> list[dict[str, Any]]:
         """Every record written since the last call (GET /v1/records, NDJSON, by cursor)."""
@@ -216,9 +235,11 @@ class LoopRunner:
 
 
 @contextmanager
-def planner_session(*, seed: int) -> Iterator[LoopRunner]:
-    """A real planner app (scratch SQLite, :class:`BenchRegistry`) whose verifier is served
-    by uvicorn on localhost."""
+def planner_session(
+    *, seed: int, endpoints: Sequence[TeacherEndpoint] = ()
+) -> Iterator[LoopRunner]:
+    """A real planner app (scratch SQLite, :class:`BenchRegistry` with ``endpoints``) whose
+    verifier is served by uvicorn on localhost."""
     with (
         serve("services.verifier.app:app", workers=1) as url,
         tempfile.TemporaryDirectory() as scratch,
@@ -228,7 +249,7 @@ def planner_session(*, seed: int) -> Iterator[LoopRunner]:
             data_dir=Path(scratch), media_root=Path(scratch), relevance=RELEVANCE
         )
         app = build_app(settings, verifier=verifier)
-        app.state.registry = BenchRegistry(settings, app.state.engine)
+        app.state.registry = BenchRegistry(settings, app.state.engine, list(endpoints))
         with TestClient(app) as client:
             logging.getLogger("refinery.access").setLevel(logging.WARNING)
             yield LoopRunner(client, seed)

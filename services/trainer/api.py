@@ -86,9 +86,7 @@ async def download_dataset(dataset_id: str, request: Request) -> FileResponse:
     return FileResponse(row.path, media_type="application/x-ndjson", filename=f"{row.id}.jsonl")
 
 
-@router.post(
-    "/train", response_model=JobOut, status_code=202, responses=error_responses(404, 409)
-)
+@router.post("/train", response_model=JobOut, status_code=202, responses=error_responses(404, 409))
 async def train(body: TrainRequest, request: Request) -> JobOut:
     """Check everything that can refuse the run (4xx), then queue it; poll ``/v1/jobs/{id}``."""
     state = request.app.state

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from services.common.settings import CommonSettings
+from services.trainer.teachers import TeacherEndpoint
 
 
 class TrainerSettings(CommonSettings):
@@ -37,6 +38,11 @@ class TrainerSettings(CommonSettings):
     vllm_adapter_root: Path | None = None
     """Where vLLM sees this trainer's data dir (``REFINERY_VLLM_ADAPTER_ROOT``), when it
     mounts it elsewhere; adapter paths are rewritten from the data dir to it."""
+
+    teachers: list[TeacherEndpoint] = []
+    """OpenAI-compatible teacher endpoints (``REFINERY_TEACHERS``, a JSON list of
+    ``{"name", "base_url", "model", "api_key"?}``): each is the teacher ``<name>`` in a
+    :class:`~services.trainer.teachers.TeacherRegistry`."""
 
     def resolved_train_device(self) -> str:
         if self.train_device != "auto":

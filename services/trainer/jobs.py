@@ -49,6 +49,7 @@ def train_kind(device: str) -> str:
     filters by kind, so a worker never takes another device's job."""
     return TRAIN_KIND if device == "cpu" else f"{TRAIN_KIND}.{device}"
 
+
 MAX_CURVE_POINTS = 500
 HEARTBEAT_EVERY_S = 1.0
 

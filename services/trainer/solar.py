@@ -4,13 +4,16 @@ group-relative advantages over candidates rebuilt from static trajectories. Pure
 For one candidate trajectory with validities Φ_0 … Φ_{T-1} (see :mod:`solar_validity`):
 
 * first failure t* = the first step with Φ_t < ``fail_threshold`` (T when none);
-* raw reward r_t = Φ_t before t*, −(1 − Φ_t) from t* on; with ``normalise_positive`` the
-  positives are divided by t* (they sum to the prefix's mean Φ), with
-  ``normalise_negative`` the negatives by T − t* (they sum to minus the tail's mean
+* raw reward r_t = Φ_t before t*, −max(1 − Φ_t, 1 − ``fail_threshold``) from t* on (every
+  step from t* on is negative, even one that happens to match its reference); with
+  ``normalise_positive`` the positives are divided by t* (they sum to the prefix's mean Φ),
+  with ``normalise_negative`` the negatives by T − t* (they sum to minus the tail's mean
   shortfall), so neither part grows with episode length;
 * R_target = w1·mean(Φ) + w2·min(1, t*/ref_len) + w3·success;
 * Δ = R_target − Σ_{t<t*} r_t is spread equally over the prefix (each r_t += Δ/t*), so the
   prefix sums to R_target; when t* = 0 there is no prefix, Δ = 0 and only negatives remain.
+  Where the equal spread would make a valid prefix step negative (a large negative Δ), the
+  prefix is instead R_target split in proportion to Φ_t (same sum, every step ≥ 0).
 
 N candidates per step (the reference action if ``include_reference``, then the step's
 recorded ``alternatives``, then samples from a policy callable) are stitched by index into
@@ -178,16 +181,28 @@ def reward_breakdown(
     steps, t_star = len(phis), first_failure(phis, config)
     pos = t_star if config.normalise_positive and t_star else 1
     neg = steps - t_star if config.normalise_negative and steps > t_star else 1
-    raw = [phi / pos if t < t_star else -(1 - phi) / neg for t, phi in enumerate(phis)]
+    floor = (1 - config.fail_threshold) or config.eps
+    raw = [phi / pos if t < t_star else -max(1 - phi, floor) / neg for t, phi in enumerate(phis)]
     target = (
         config.w1 * statistics.fmean(phis)
         + config.w2 * min(1.0, t_star / ref_len)
         + config.w3 * float(success)
     )
     delta = target - sum(raw[:t_star]) if t_star else 0.0
+    return RewardBreakdown(t_star, raw, target, delta, _shape(raw, phis, t_star, target, delta))
+
+
+def _shape(
+    raw: list[float], phis: Sequence[float], t_star: int, target: float, delta: float
+) -> list[float]:
+    """Δ spread equally over the prefix; where that would make a valid step negative, the
+    prefix is R_target split in proportion to Φ instead (same sum, every share ≥ 0)."""
     share = delta / t_star if t_star else 0.0
     rewards = [r + share if t < t_star else r for t, r in enumerate(raw)]
-    return RewardBreakdown(t_star, raw, target, delta, rewards)
+    if any(r < 0 for r in rewards[:t_star]):
+        mass = sum(phis[:t_star])
+        rewards[:t_star] = [target * phi / mass for phi in phis[:t_star]]
+    return rewards
 
 
 def step_rewards(

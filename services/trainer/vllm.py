@@ -63,8 +63,7 @@ def load_lora_adapter(
     if answer.status_code == 400 and "already been loaded" in reason:
         return
     raise VLLMError(
-        f"vLLM at {base_url} refused adapter {name} ({path}): HTTP {answer.status_code}: "
-        f"{reason}",
+        f"vLLM at {base_url} refused adapter {name} ({path}): HTTP {answer.status_code}: {reason}",
         param="model_id",
         context={"vllm_status": answer.status_code},
     )

@@ -1,4 +1,4 @@
-"""The trainer benchmark: its noisy teacher, and a --quick run reporting every figure in range."""
+"""The trainer benchmark: its negative control, seeds, and a --quick run over two seeds."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 
 from benchmarks.__main__ import app
 from benchmarks.editbench import generate
-from benchmarks.trainer_bench import QUICK, SEEDS, editbench_tasks
+from benchmarks.trainer_bench import QUICK, SEEDS, editbench_tasks, seeds_for
 from benchmarks.trainer_bench_loop import RELEVANCE, BenchRegistry, NoisyProposer, corrupt
+from benchmarks.trainer_bench_seeds import aggregate
 from services.planner.proposers.search import SearchProposer
 from services.planner.proposers.simple_draft import simple_draft
 from services.verifier.protocol import TaskIn
@@ -52,7 +53,7 @@ def test_corrupt_always_changes_the_patch() -> None:
         assert corrupt(proposal.ops, task, rng) != tuple(proposal.ops)
 
 
-def test_the_registry_adds_noisy_and_keeps_the_rest(tmp_path: Path) -> None:
+def test_the_registry_adds_noisy_and_the_teachers_and_keeps_the_rest(tmp_path: Path) -> None:
     from services.common.db import make_engine
     from services.common.settings import database_url_for
     from services.planner.config import PlannerSettings
@@ -61,6 +62,7 @@ def test_the_registry_adds_noisy_and_keeps_the_rest(tmp_path: Path) -> None:
     registry = BenchRegistry(settings, make_engine(database_url_for(settings)))
     assert isinstance(registry.resolve("noisy"), NoisyProposer)
     assert isinstance(registry.resolve("search"), SearchProposer)
+    assert registry.resolve("search:greedy").name == "search:greedy"
 
 
 def test_editbench_tasks_are_small_distinct_and_split_by_seed() -> None:
@@ -71,29 +73,61 @@ def test_editbench_tasks_are_small_distinct_and_split_by_seed() -> None:
     assert not {t["id"] for t in train} & {t["id"] for t in heldout}
 
 
+def test_seeds_shift_data_and_model_seeds_and_seed_zero_is_the_default() -> None:
+    assert seeds_for(0) == SEEDS
+    one = seeds_for(1)
+    assert one["train_tasks"] != SEEDS["train_tasks"] and one["model"] == SEEDS["model"] + 1
+    assert len(set(seeds_for(2).values())) == len(set(SEEDS.values()))
+
+
+def test_aggregate_folds_means_stds_curves_and_dicts() -> None:
+    runs = [
+        {"ves": 0.5, "curve": [0.1, 0.2], "wins": {"a": 2}, "name": "x", "rounds": [{"v": 1}]},
+        {"ves": 0.7, "curve": [0.3, 0.4], "wins": {"b": 1}, "name": "y", "rounds": [{"v": 3}]},
+    ]
+    out = aggregate(runs)
+    assert out["n_seeds"] == 2
+    assert out["ves"] == pytest.approx(0.6) and out["ves_std"] == pytest.approx(0.1414, abs=1e-4)
+    assert out["curve"] == pytest.approx([0.2, 0.3])
+    assert out["wins"] == {"a": 1.0, "b": 0.5}
+    assert out["rounds"] == [{"v": 2.0}]
+    assert out["name"] == "x" and len(out["per_seed"]) == 2
+    assert aggregate(runs[:1])["ves_std"] == 0.0
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("trainer-bench") / "out.json"
-    result = CliRunner().invoke(app, ["trainer", "--quick", "--json", str(out)])
+    args = ["trainer", "--quick", "--seeds", "2", "--json", str(out)]
+    result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     return json.loads(out.read_text())
 
 
 def test_a_quick_run_reports_every_figure_in_range(quick: dict[str, Any]) -> None:
-    for key in ("ves_naive", "ves_untrained", "ves_sft"):
+    assert quick["n_seeds"] == 2 and len(quick["per_seed"]) == 2
+    for key in ("ves_naive", "ves_untrained", "ves_sft", "ves_evo", "ves_best_teacher"):
         assert 0.0 <= quick[key] <= 1.0, key
+        assert quick[f"{key}_std"] >= 0.0, key
     # a model that never proposes a usable patch leaves the naive cut as it was
     assert quick["ves_untrained"] >= quick["ves_naive"]
-    assert quick["ves_evo"] is None or 0.0 <= quick["ves_evo"] <= 1.0
+    for key in ("parse_rate_untrained", "parse_rate_sft", "parse_rate_evo"):
+        assert 0.0 <= quick[key] <= 1.0, key
     for key in ("step_sr_sft", "step_sr_solar", "step_sr_sparse"):
         assert 0.0 <= quick[key] <= 1.0, key
+    iterations = QUICK.online.iterations
+    assert len(quick["solar_curve"]) == len(quick["sparse_curve"]) == iterations
+    assert quick["step_sr_solar"] == quick["solar_curve"][-1]
+    assert len(quick["solar_curve_std"]) == iterations
+    assert [r["round"] for r in quick["evo_rounds"]] == [1.0, 2.0]
+    assert quick["teachers"] == list(QUICK.teachers)
+    assert set(quick["teacher_wins"]) <= set(QUICK.teachers)
+    assert sum(quick["teacher_wins"].values()) > 0
+    assert set(quick["ves_teachers"]) == set(QUICK.teachers)
     assert quick["sft_tokens_per_s"] > 0 and quick["python_calibration_us"] > 0
     assert quick["train_tasks"] == QUICK.train_tasks
-    assert quick["heldout_tasks"] == QUICK.heldout_tasks
     assert quick["teacher_records"] > 0 and quick["repair_sft_rows"] > 0
-    assert set(quick["repair_sft_stats"]["teachers"]) <= {"search", "noisy"}
-    assert quick["solar_rows"] == quick["sparse_rows"] > 0
-    assert quick["sizes"]["train_tasks"] == QUICK.train_tasks and quick["seeds"] == SEEDS
+    assert quick["seeds"] == [seeds_for(0), seeds_for(1)]
     phases = {"teachers", "repair_sft", "evo", "evaluation", "gui_sft", "gui_solar", "total"}
     assert phases <= set(quick["runtime_s"])
-    assert all(seconds >= 0 for seconds in quick["runtime_s"].values())
+    assert Path(quick["plot"]).read_bytes().startswith(b"\x89PNG")

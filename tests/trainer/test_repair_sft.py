@@ -1,4 +1,5 @@
-"""Repair SFT: the verifier-best patch per state, with the planner's exact prompt and target."""
+"""Repair SFT (per-state selection): the verifier-best patch per state, with the planner's
+exact prompt and target. Trajectory selection is in ``test_repair_trajectories.py``."""
 
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ def test_rows_are_exactly_what_the_model_proposer_sends_and_should_answer() -> N
     weak = Scripted("teacher-weak", [patch_json(WORSE), patch_json(MISSING_SHOT)])
     strong = Scripted("teacher-strong", [patch_json(MISSING_SHOT), patch_json(SUNSET_BACK)])
     records = loop_records([weak, strong])
-    rows, stats = build_repair_sft(records, TASKS)
+    rows, stats = build_repair_sft(records, TASKS, select="state")
     # Both branches start from the same state: one group, won by the strong teacher.
     first = rows[0]
     assert first["prompt"] == weak.sent[0] == strong.sent[0]
@@ -103,7 +104,7 @@ def test_ties_go_to_fewer_ops() -> None:
         record(TASK, state, SUNSET_BACK, record_id=2, accepted=True, proposer="short", branch_id=1),
     ]
     assert records[0]["ves_after"] == records[1]["ves_after"]
-    rows, _ = build_repair_sft(records, TASKS)
+    rows, _ = build_repair_sft(records, TASKS, select="state")
     assert [r["meta"]["proposer"] for r in rows] == ["short"]
 
 
@@ -113,11 +114,11 @@ def test_states_without_a_kept_improvement_give_no_row() -> None:
         record(TASK, state, MISSING_SHOT, record_id=1),  # rejected only
         record(TASK, FULL, [{"op": "remove", "shot": 7}], record_id=2, accepted=True),  # worse
     ]
-    rows, stats = build_repair_sft(records, TASKS)
+    rows, stats = build_repair_sft(records, TASKS, select="state")
     assert rows == []
     assert stats["states"]["skipped"] == {"no_applied_candidate": 1, "no_improvement": 1}
     best_not_kept = [record(TASK, state, SUNSET_BACK, record_id=4)]
-    _, stats = build_repair_sft(best_not_kept, TASKS)
+    _, stats = build_repair_sft(best_not_kept, TASKS, select="state")
     assert stats["states"]["skipped"] == {"best_not_accepted": 1}
 
 
@@ -125,13 +126,13 @@ def test_missing_tasks_filters_and_min_gain() -> None:
     state = next_state(TASK, record(TASK, FULL, [{"op": "remove", "shot": 7}], record_id=0))
     good = record(TASK, state, SUNSET_BACK, record_id=1, accepted=True, proposer="a")
     orphan = dict(good, record_id=2, task_id="gone")
-    rows, stats = build_repair_sft([good, orphan], TASKS)
+    rows, stats = build_repair_sft([good, orphan], TASKS, select="state")
     assert len(rows) == 1
     assert stats["records"]["skipped"] == {"missing_task": 1}
-    assert build_repair_sft([good], TASKS, proposers=["b"])[0] == []
+    assert build_repair_sft([good], TASKS, proposers=["b"], select="state")[0] == []
     gain = good["ves_after"] - good["ves_before"]
-    assert build_repair_sft([good], TASKS, min_gain=gain + 0.01)[0] == []
-    assert len(build_repair_sft([good], TASKS, min_gain=gain - 0.01)[0]) == 1
+    assert build_repair_sft([good], TASKS, min_gain=gain + 0.01, select="state")[0] == []
+    assert len(build_repair_sft([good], TASKS, min_gain=gain - 0.01, select="state")[0]) == 1
 
 
 def test_malformed_records_and_tasks_are_typed_errors() -> None:
@@ -140,11 +141,11 @@ def test_malformed_records_and_tasks_are_typed_errors() -> None:
     bad = dict(good)
     del bad["patch"]
     with pytest.raises(DatasetError) as caught:
-        build_repair_sft([good, bad], TASKS)
+        build_repair_sft([good, bad], TASKS, select="state")
     assert caught.value.param == "records[1].patch" and caught.value.status_code == 422
     with pytest.raises(DatasetError) as caught:
         build_repair_sft([dict(good, ves_before="high")], TASKS)
     assert caught.value.param == "records[0].ves_before"
     with pytest.raises(DatasetError) as caught:
-        build_repair_sft([good], {TASK["id"]: {"id": TASK["id"]}})
+        build_repair_sft([good], {TASK["id"]: {"id": TASK["id"]}}, select="state")
     assert caught.value.param == f"tasks.{TASK['id']}"

@@ -150,7 +150,7 @@ def test_first_failure() -> None:
 def test_failure_at_the_first_step_has_no_prefix_and_no_shaping() -> None:
     breakdown = reward_breakdown([0.2, 1.0, 0.0], False, 3)
     assert breakdown.first_failure == 0 and breakdown.delta == 0.0
-    assert breakdown.rewards == pytest.approx([-0.8 / 3, 0.0, -1 / 3])
+    assert breakdown.rewards == pytest.approx([-0.8 / 3, -0.5 / 3, -1 / 3])
     assert breakdown.target == pytest.approx(0.4 * 0.4)
 
 
@@ -159,9 +159,10 @@ def test_unnormalised_rewards_use_raw_phi() -> None:
     breakdown = reward_breakdown([1.0, 0.6, 0.2, 0.0], False, 4, config)
     assert breakdown.raw == pytest.approx([1.0, 0.6, -0.8, -1.0])
     target = 0.4 * 0.45 + 0.3 * 0.5
-    assert breakdown.rewards[:2] == pytest.approx(
-        [1.0 + (target - 1.6) / 2, 0.6 + (target - 1.6) / 2]
-    )
+    # The equal spread would give the valid Φ = 0.6 step 0.6 + (target − 1.6)/2 < 0, so
+    # the prefix is R_target split in proportion to Φ instead.
+    assert 0.6 + (target - 1.6) / 2 < 0
+    assert breakdown.rewards[:2] == pytest.approx([target / 1.6, target * 0.6 / 1.6])
 
 
 def test_reward_inputs_are_checked() -> None:
@@ -297,3 +298,31 @@ def test_a_step_without_an_action_is_a_typed_error() -> None:
     with pytest.raises(SolarError) as caught:
         solar_rows([{"episode_id": "e", "steps": [{"observation": {}}]}], render=_render)
     assert caught.value.param == "episodes[0].steps"
+
+
+@given(
+    phis=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=20),
+    success=st.booleans(),
+    ref_len=st.integers(1, 20),
+    threshold=st.floats(0.05, 1.0),
+    positive=st.booleans(),
+    negative=st.booleans(),
+)
+def test_reward_signs_follow_the_paper(
+    phis: list[float],
+    success: bool,
+    ref_len: int,
+    threshold: float,
+    positive: bool,
+    negative: bool,
+) -> None:
+    """A valid step before t* is never negative; every step from t* on is negative."""
+    config = SolarConfig(
+        fail_threshold=threshold, normalise_positive=positive, normalise_negative=negative
+    )
+    breakdown = reward_breakdown(phis, success, ref_len, config)
+    t_star = breakdown.first_failure
+    assert all(r >= 0 for r in breakdown.rewards[:t_star])
+    assert all(r < 0 for r in breakdown.rewards[t_star:])
+    if t_star:
+        assert sum(breakdown.rewards[:t_star]) == pytest.approx(breakdown.target)

@@ -93,9 +93,7 @@ def test_unlisted_urls_are_refused_before_any_request(
         built = trainer.post("/v1/datasets:build", json=build)
         assert built.json()["error"]["param"] == "sources[1].url"
         model_id = _model(trainer, tmp_path)
-        published = trainer.post(
-            f"/v1/models/{model_id}/publish", json={"planner_url": other_url}
-        )
+        published = trainer.post(f"/v1/models/{model_id}/publish", json={"planner_url": other_url})
         assert published.status_code == 422, published.text
         assert published.json()["error"]["param"] == "planner_url"
     assert other.seen == [] and configured.seen == []

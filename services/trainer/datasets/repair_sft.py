@@ -1,11 +1,16 @@
-"""Repair SFT rows by verifier-replayed distillation: the best patch any teacher found.
+"""Repair SFT rows by verifier-replayed distillation.
 
-Candidates are grouped by (task, state) across every plan, branch and proposer. Within a
-group the verifier-best applied candidate wins (highest ``ves_after``; ties: fewer ops, then
-the earlier record); it becomes a row only if the planner accepted it and it raised VES by
-more than ``min_gain``. The prompt is the planner's own prompt for that state, rendered
-from the verifier's re-verified report, and the completion is the planner's patch text, so
-a checkpoint trained here sees at inference exactly what it was trained on.
+``select="trajectory"`` (the default): the verifier-best teacher trajectory per task, every
+trajectory replayed by the verifier from its start (see
+:mod:`~services.trainer.datasets.repair_trajectories`); stats carry ``teacher_wins``.
+
+``select="state"``: the best patch any teacher found per state. Candidates are grouped by
+(task, state) across every plan, branch and proposer. Within a group the verifier-best
+applied candidate wins (highest ``ves_after``; ties: fewer ops, then the earlier record); it
+becomes a row only if the planner accepted it and it raised VES by more than ``min_gain``.
+The prompt is the planner's own prompt for that state, rendered from the verifier's re-
+verified report, and the completion is the planner's patch text, so a checkpoint trained
+here sees at inference exactly what it was trained on.
 
 Row (TRL prompt–completion, conversational)::
 
@@ -20,6 +25,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from services.trainer.datasets.records import (
+    DatasetError,
     RepairRecord,
     TaskBook,
     parse_records,
@@ -27,7 +33,16 @@ from services.trainer.datasets.records import (
 )
 from services.trainer.datasets.stats import Tally
 
-__all__ = ["REPORT_ROUNDING", "best_candidate", "build_repair_sft", "group_by_state"]
+__all__ = [
+    "REPORT_ROUNDING",
+    "SELECTS",
+    "best_candidate",
+    "build_repair_sft",
+    "group_by_state",
+    "row_for",
+]
+
+SELECTS = ("trajectory", "state")
 
 REPORT_ROUNDING = 1e-3
 """Recorded and replayed VES differing by more than this are counted as ``ves_drift``."""
@@ -63,8 +78,19 @@ def build_repair_sft(
     *,
     min_gain: float = 0.0,
     proposers: Collection[str] | None = None,
+    select: str = "trajectory",
+    controls: Collection[str] = (),
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Planner records + their tasks → (SFT rows, stats); see the module docstring."""
+    """Planner records + their tasks → (SFT rows, stats); see the module docstring.
+    ``controls`` name negative-control proposers (trajectory selection only)."""
+    if select == "trajectory":
+        from services.trainer.datasets.repair_trajectories import build_trajectory_sft
+
+        return build_trajectory_sft(
+            records, tasks, min_gain=min_gain, proposers=proposers, controls=controls
+        )
+    if select != "state":
+        raise DatasetError(f"select must be one of {', '.join(SELECTS)}", param="select")
     book = TaskBook(tasks)
     record_tally, state_tally = Tally(), Tally()
     groups = group_by_state(parse_records(records, proposers=proposers), book, record_tally)
@@ -85,6 +111,7 @@ def build_repair_sft(
         rows.append(row)
     stats = {
         "builder": "repair_sft",
+        "select": "state",
         "rows": len(rows),
         "records": record_tally.as_dict(),
         "states": state_tally.as_dict(),
@@ -112,22 +139,23 @@ def _state_row(
     completion = book.completion(replayed.task, best.patch)
     if completion is None:
         return "bad_patch"
-    return _row(task_id, key, best, replayed.messages, completion), replayed.report.ves
+    return row_for(task_id, best, replayed.messages, completion, key), replayed.report.ves
 
 
-def _row(
+def row_for(
     task_id: str,
-    key: str,
     best: RepairRecord,
     messages: list[dict[str, str]],
     completion: str,
+    key: str | None = None,
 ) -> dict[str, Any]:
+    """One SFT row: the planner's prompt for the state and the patch text as the answer."""
     return {
         "prompt": [dict(m) for m in messages],
         "completion": [{"role": "assistant", "content": completion}],
         "meta": {
             "task_id": task_id,
-            "state_key": state_digest(key),
+            "state_key": state_digest(key if key is not None else best.state),
             "proposer": best.proposer,
             "ves_before": best.ves_before,
             "ves_after": best.ves_after,
