@@ -147,10 +147,10 @@ def naive_cut(task_json: Mapping[str, Any]) -> dict[str, Any]:
 
 def parse_counts(stats: Mapping[str, Any]) -> tuple[int, int]:
     """(answers, answers that did not parse) of one branch's proposer stats: the planner's
-    own parse counters when it reports them (``parsed`` / ``unparsed``), else every answer a
+    own parse counters when it reports them (``answers`` / ``parsed``), else every answer a
     model proposer wrote (``candidates``) and those it dropped as unusable (``dropped``)."""
-    if "parsed" in stats and "unparsed" in stats:
-        return int(stats["parsed"]) + int(stats["unparsed"]), int(stats["unparsed"])
+    if "answers" in stats and "parsed" in stats:
+        return int(stats["answers"]), int(stats["answers"]) - int(stats["parsed"])
     return int(stats.get("candidates", 0)), int(stats.get("dropped", 0))
 
 

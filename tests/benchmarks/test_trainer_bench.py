@@ -131,3 +131,10 @@ def test_a_quick_run_reports_every_figure_in_range(quick: dict[str, Any]) -> Non
     phases = {"teachers", "repair_sft", "evo", "evaluation", "gui_sft", "gui_solar", "total"}
     assert phases <= set(quick["runtime_s"])
     assert Path(quick["plot"]).read_bytes().startswith(b"\x89PNG")
+
+
+def test_parse_counts_read_the_planners_answer_counters() -> None:
+    from benchmarks.trainer_bench_loop import parse_counts
+
+    assert parse_counts({"answers": 10, "parsed": 9, "candidates": 10, "dropped": 3}) == (10, 1)
+    assert parse_counts({"candidates": 8, "dropped": 2}) == (8, 2)
