@@ -13,7 +13,13 @@ from typer.testing import CliRunner
 from benchmarks.__main__ import app
 from benchmarks.editbench import generate
 from benchmarks.trainer_bench import QUICK, SEEDS, editbench_tasks, seeds_for
-from benchmarks.trainer_bench_loop import RELEVANCE, BenchRegistry, NoisyProposer, corrupt
+from benchmarks.trainer_bench_loop import (
+    RELEVANCE,
+    BenchRegistry,
+    NoisyProposer,
+    corrupt,
+    parse_counts,
+)
 from benchmarks.trainer_bench_seeds import aggregate
 from services.planner.proposers.search import SearchProposer
 from services.planner.proposers.simple_draft import simple_draft
@@ -134,7 +140,5 @@ def test_a_quick_run_reports_every_figure_in_range(quick: dict[str, Any]) -> Non
 
 
 def test_parse_counts_read_the_planners_answer_counters() -> None:
-    from benchmarks.trainer_bench_loop import parse_counts
-
     assert parse_counts({"answers": 10, "parsed": 9, "candidates": 10, "dropped": 3}) == (10, 1)
     assert parse_counts({"candidates": 8, "dropped": 2}) == (8, 2)
