@@ -24,6 +24,7 @@ from typing import Any
 
 from clients.errors import APITimeoutError
 from clients.verifier import VerifierClient
+from services.planner.judging import BatchCaps, judge
 from services.planner.proposers.base import Proposer
 from services.verifier.protocol import ReportOut, TimelineIn
 from services.verifier.protocol.patch import patch_payload
@@ -92,6 +93,8 @@ class LoopOptions:
     draft: str | None = None
     """``"heuristic"`` asks for the proposer's heuristic first cut; ``"model"`` or None: a
     proposer with a model (``model_draft``) drafts with it, one without keeps its heuristic."""
+    caps: BatchCaps = field(default_factory=BatchCaps)
+    """The verifier's batch caps: a round goes out in as many calls as they need."""
 
 
 def first_cut(
@@ -161,7 +164,9 @@ def run_branch(
             break
         patches = [patch_payload(p.ops, task.fps) for p in proposals]
         try:
-            answer = verifier.verify_batch(task_wire, state, patches, timeout=_left(options))
+            answer = judge(
+                verifier, task_wire, state, patches, options.caps, timeout=_left(options)
+            )
         except APITimeoutError:
             if not _past(options):
                 raise

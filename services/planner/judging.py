@@ -1,0 +1,86 @@
+"""One round's candidates judged by the verifier in as many ``verify:batch`` calls as its
+work cap needs.
+
+The verifier refuses a batch whose timeline shots × (patches + ops) passes
+``REFINERY_MAX_SHOT_WORK``, or that carries more than ``REFINERY_MAX_BATCH_PATCHES``
+patches. The planner shares both settings, so it packs a round into calls that fit rather
+than lose the round to a 422. A patch that alone passes the cap is rejected here, with
+the error the verifier would give, and never sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from clients.verifier import VerifierClient
+from services.verifier.protocol.requests import BatchResponse, PatchResult
+
+
+@dataclass(frozen=True)
+class BatchCaps:
+    """The verifier's caps on one batch call (the planner's copy of its settings)."""
+
+    shot_work: int = 32_768
+    patches: int = 256
+
+
+def pack(shots: int, patches: Sequence[dict[str, Any]], caps: BatchCaps) -> list[list[int]]:
+    """Indexes of ``patches`` grouped into calls within ``caps``, in order; a patch that
+    alone passes the work cap is in no group."""
+    groups: list[list[int]] = []
+    group: list[int] = []
+    steps = 0
+    for index, patch in enumerate(patches):
+        cost = 1 + len(patch["ops"])
+        if shots * cost > caps.shot_work:
+            continue
+        if group and (shots * (steps + cost) > caps.shot_work or len(group) >= caps.patches):
+            groups.append(group)
+            group, steps = [], 0
+        group.append(index)
+        steps += cost
+    if group:
+        groups.append(group)
+    return groups
+
+
+def _too_large(index: int, shots: int, ops: int, caps: BatchCaps) -> PatchResult:
+    return PatchResult(
+        ok=False,
+        error={
+            "code": "limit_exceeded",
+            "message": f"{shots} shots × {1 + ops} steps passes the verifier's "
+            f"REFINERY_MAX_SHOT_WORK ({caps.shot_work}); the patch was not sent",
+            "param": f"patches[{index}].ops",
+        },
+    )
+
+
+def judge(
+    verifier: VerifierClient,
+    task_wire: dict[str, Any],
+    state: dict[str, Any],
+    patches: list[dict[str, Any]],
+    caps: BatchCaps,
+    *,
+    timeout: float | None,
+) -> BatchResponse:
+    """Every patch's result, in order, as one batch answer would give them."""
+    shots = len(state["shots"])
+    results: list[PatchResult | None] = [None] * len(patches)
+    answer: BatchResponse | None = None
+    for group in pack(shots, patches, caps):
+        chunk = [patches[i] for i in group]
+        answer = verifier.verify_batch(task_wire, state, chunk, timeout=timeout)
+        for index, result in zip(group, answer.results, strict=True):
+            results[index] = result
+    if answer is None:  # nothing could be sent: still judge the cut itself
+        base = verifier.verify(task_wire, state, timeout=timeout)
+        answer = BatchResponse(base=base, results=[])
+    filled = [
+        result if result is not None else _too_large(i, shots, len(patches[i]["ops"]), caps)
+        for i, result in enumerate(results)
+    ]
+    return BatchResponse(base=answer.base, results=filled)
