@@ -45,7 +45,7 @@ __all__ = [
 
 PROGRESS_PREFIX = "REFINERY_PROGRESS "
 ACCELERATE_CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "accelerate"
-"""The shipped ``accelerate`` configs (``ddp.yaml``)."""
+"""The shipped ``accelerate`` configs (``ddp.yaml``, ``fsdp.yaml``)."""
 
 
 class LaunchFailed(RuntimeError):
