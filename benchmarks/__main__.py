@@ -11,6 +11,7 @@ from benchmarks import (
     fuzz,
     gpu_smoke,
     ingest,
+    parse_bench,
     planner_bench,
     synth_bench,
     trainer_bench,
@@ -35,6 +36,9 @@ app.command(
 )(trainer_bench.cli)
 app.command("ingest", help="Shots, tags, beats and downbeats on generated media with known truth.")(
     ingest.cli
+)
+app.command("parse", help="Parse rate of an untrained checkpoint under constrained decoding.")(
+    parse_bench.cli
 )
 app.command("briefs", help="Compile hand-written briefs into ledgers; score and plan them.")(
     brief_bench.cli

@@ -6,7 +6,7 @@ proposes repairs of the heuristic cut and of its own cut; every answer is read a
 planner reads it. The counts are the proposers' own (``HFProposer.report()``), the same the
 plan answer carries in ``branches[i].stats``.
 
-``python -m benchmarks.parse_bench --tasks 8 --size tiny --json out.json``
+``python -m benchmarks parse --tasks 8 --size tiny --json out.json``
 """
 
 from __future__ import annotations
