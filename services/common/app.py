@@ -162,6 +162,8 @@ def _compose_lifespan(
                 yield state
         finally:
             mark_process_dead()  # this worker's live gauges leave the shared metrics folder
+            if engine is not None:
+                engine.dispose()  # close the pool now, not when the app is collected
 
     return lifespan
 
