@@ -28,6 +28,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import StaticPool
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
@@ -162,8 +163,8 @@ def _compose_lifespan(
                 yield state
         finally:
             mark_process_dead()  # this worker's live gauges leave the shared metrics folder
-            if engine is not None:
-                engine.dispose()  # close the pool now, not when the app is collected
+            if engine is not None and not isinstance(engine.pool, StaticPool):
+                engine.dispose()  # close the pool now (an in-memory database is its pool)
 
     return lifespan
 
