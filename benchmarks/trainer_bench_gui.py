@@ -33,13 +33,8 @@ MAX_ACTION_TOKENS = 48
 """Longest action answer generated (the longest reference action is well under this)."""
 
 
-def _generate(path: str, messages: list[dict[str, str]], *, n: int, temperature: float, seed: int):
-    """``n`` answers of the checkpoint at ``path`` (greedy when ``temperature`` is 0)."""
-    import torch
-
-    loaded = load(path)
-    tokenizer, model = loaded.tokenizer, loaded.model
-    inputs = tokenizer(prompt_text(tokenizer, messages), return_tensors="pt")
+def _generate_options(tokenizer: Any, *, n: int, temperature: float) -> dict[str, Any]:
+    """``generate`` keywords: ``n`` samples at ``temperature``, or one greedy answer at 0."""
     sample = temperature > 0
     options: dict[str, Any] = {
         "max_new_tokens": MAX_ACTION_TOKENS,
@@ -49,6 +44,17 @@ def _generate(path: str, messages: list[dict[str, str]], *, n: int, temperature:
     }
     if sample:
         options.update(temperature=temperature, top_p=1.0)
+    return options
+
+
+def _generate(path: str, messages: list[dict[str, str]], *, n: int, temperature: float, seed: int):
+    """``n`` answers of the checkpoint at ``path`` (greedy when ``temperature`` is 0)."""
+    import torch
+
+    loaded = load(path)
+    tokenizer, model = loaded.tokenizer, loaded.model
+    inputs = tokenizer(prompt_text(tokenizer, messages), return_tensors="pt")
+    options = _generate_options(tokenizer, n=n, temperature=temperature)
     with torch.random.fork_rng(devices=[]), torch.inference_mode():
         torch.manual_seed(seed)
         output = model.generate(**inputs, **options)
@@ -78,15 +84,7 @@ def generate_many(
     tokenizer, model = loaded.tokenizer, loaded.model
     texts = [prompt_text(tokenizer, m) for m in conversations]
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    sample = temperature > 0
-    options: dict[str, Any] = {
-        "max_new_tokens": MAX_ACTION_TOKENS,
-        "do_sample": sample,
-        "num_return_sequences": n if sample else 1,
-        "pad_token_id": tokenizer.pad_token_id,
-    }
-    if sample:
-        options.update(temperature=temperature, top_p=1.0)
+    options = _generate_options(tokenizer, n=n, temperature=temperature)
     out: list[list[str]] = [[] for _ in texts]
     side, tokenizer.padding_side = tokenizer.padding_side, "left"
     try:
