@@ -11,22 +11,14 @@ the error the verifier would give, and never sent.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from clients.verifier import VerifierClient
+from services.verifier.limits import Limits
 from services.verifier.protocol.requests import BatchResponse, PatchResult
 
 
-@dataclass(frozen=True)
-class BatchCaps:
-    """The verifier's caps on one batch call (the planner's copy of its settings)."""
-
-    shot_work: int = 32_768
-    patches: int = 256
-
-
-def pack(shots: int, patches: Sequence[dict[str, Any]], caps: BatchCaps) -> list[list[int]]:
+def pack(shots: int, patches: Sequence[dict[str, Any]], caps: Limits) -> list[list[int]]:
     """Indexes of ``patches`` grouped into calls within ``caps``, in order; a patch that
     alone passes the work cap is in no group."""
     groups: list[list[int]] = []
@@ -34,9 +26,9 @@ def pack(shots: int, patches: Sequence[dict[str, Any]], caps: BatchCaps) -> list
     steps = 0
     for index, patch in enumerate(patches):
         cost = 1 + len(patch["ops"])
-        if shots * cost > caps.shot_work:
+        if shots * cost > caps.work:
             continue
-        if group and (shots * (steps + cost) > caps.shot_work or len(group) >= caps.patches):
+        if group and (shots * (steps + cost) > caps.work or len(group) >= caps.patches):
             groups.append(group)
             group, steps = [], 0
         group.append(index)
@@ -46,13 +38,13 @@ def pack(shots: int, patches: Sequence[dict[str, Any]], caps: BatchCaps) -> list
     return groups
 
 
-def _too_large(index: int, shots: int, ops: int, caps: BatchCaps) -> PatchResult:
+def _too_large(index: int, shots: int, ops: int, caps: Limits) -> PatchResult:
     return PatchResult(
         ok=False,
         error={
             "code": "limit_exceeded",
             "message": f"{shots} shots × {1 + ops} steps passes the verifier's "
-            f"REFINERY_MAX_SHOT_WORK ({caps.shot_work}); the patch was not sent",
+            f"REFINERY_MAX_SHOT_WORK ({caps.work}); the patch was not sent",
             "param": f"patches[{index}].ops",
         },
     )
@@ -63,7 +55,7 @@ def judge(
     task_wire: dict[str, Any],
     state: dict[str, Any],
     patches: list[dict[str, Any]],
-    caps: BatchCaps,
+    caps: Limits,
     *,
     timeout: float | None,
 ) -> BatchResponse:

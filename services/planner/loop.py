@@ -24,8 +24,9 @@ from typing import Any
 
 from clients.errors import APITimeoutError
 from clients.verifier import VerifierClient
-from services.planner.judging import BatchCaps, judge
+from services.planner.judging import judge
 from services.planner.proposers.base import Proposer
+from services.verifier.limits import Limits
 from services.verifier.protocol import ReportOut, TimelineIn
 from services.verifier.protocol.patch import patch_payload
 from services.verifier.protocol.timeline import timeline_payload
@@ -93,7 +94,7 @@ class LoopOptions:
     draft: str | None = None
     """``"heuristic"`` asks for the proposer's heuristic first cut; ``"model"`` or None: a
     proposer with a model (``model_draft``) drafts with it, one without keeps its heuristic."""
-    caps: BatchCaps = field(default_factory=BatchCaps)
+    caps: Limits = field(default_factory=Limits)
     """The verifier's batch caps: a round goes out in as many calls as they need."""
 
 

@@ -18,7 +18,6 @@ from services.common.errors import RefineryError, UnavailableError
 from services.common.metrics import PLAN_ROUNDS, PLAN_VES
 from services.planner.compiling import compile_task
 from services.planner.config import PlannerSettings
-from services.planner.judging import BatchCaps
 from services.planner.loop import Branch, BudgetExceeded, LoopEvent, LoopOptions, run_branch
 from services.planner.proposers.base import Proposer, ProposerError
 from services.planner.protocol import (
@@ -75,14 +74,13 @@ def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
             check()
     _can_draft(options.draft, proposers)
     deadline = started + options.time_budget_s if options.time_budget_s else None
-    caps = BatchCaps(registry.settings.max_shot_work, registry.settings.max_batch_patches)
     loop_options = LoopOptions(
         options.max_rounds,
         options.candidates,
         options.seed,
         deadline,
         draft=options.draft,
-        caps=caps,
+        caps=registry.settings.limits(),
     )
     return PreparedPlan(task, task_wire, start, proposers, loop_options, started, compiled)
 

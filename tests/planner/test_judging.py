@@ -12,9 +12,10 @@ from fastapi.testclient import TestClient
 from clients.verifier import VerifierClient
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
-from services.planner.judging import BatchCaps, judge, pack
+from services.planner.judging import judge, pack
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
+from services.verifier.limits import Limits
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -25,7 +26,7 @@ def _patch(ops: int) -> dict:
 
 def test_pack_keeps_order_and_every_call_within_the_caps() -> None:
     patches = [_patch(n) for n in (1, 3, 2, 9, 1, 1)]
-    groups = pack(10, patches, BatchCaps(shot_work=60, patches=2))
+    groups = pack(10, patches, Limits(work=60, patches=2))
     assert groups == [[0, 1], [2, 4], [5]]  # patch 3 alone costs 10 × 10 > 60
     for group in groups:
         assert len(group) <= 2
@@ -33,7 +34,7 @@ def test_pack_keeps_order_and_every_call_within_the_caps() -> None:
 
 
 def test_pack_puts_a_whole_round_in_one_call_when_it_fits() -> None:
-    assert pack(5, [_patch(2)] * 4, BatchCaps()) == [[0, 1, 2, 3]]
+    assert pack(5, [_patch(2)] * 4, Limits()) == [[0, 1, 2, 3]]
 
 
 @pytest.fixture
@@ -78,7 +79,7 @@ def test_a_patch_past_the_cap_alone_is_rejected_without_being_sent() -> None:
     timeline = json.loads((EXAMPLES / "surf-reel" / "timeline.json").read_text())
     verifier = VerifierClient(http_client=TestClient(build_verifier(VerifierSettings())))
     patch = {"schema": "Patch.1", "ops": [{"op": "delete_shot", "index": 0}] * 50}
-    answer = judge(verifier, task, timeline, [patch], BatchCaps(shot_work=10), timeout=None)
+    answer = judge(verifier, task, timeline, [patch], Limits(work=10), timeout=None)
     assert answer.base.ves > 0
     [result] = answer.results
     assert not result.ok and result.error is not None
