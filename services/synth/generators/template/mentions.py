@@ -158,44 +158,86 @@ def _number(m: re.Match[str]) -> float:
     return value * {"thousand": 1000, "million": 1e6, "billion": 1e9}.get(scale, 1)
 
 
-def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
-    """Every mention in ``text``, in text order; spans never overlap (first finder wins)."""
-    spans: list[tuple[int, int, str, object]] = []
-    taken: list[tuple[int, int]] = []
+_Span = tuple[int, int, str, object]
 
-    def add(start: int, end: int, kind: str, value: object) -> None:
-        if any(s < end and start < e for s, e in taken):
+
+class _Spans:
+    """Spans found so far; a new one that overlaps a kept one is dropped (first finder wins)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spans: list[_Span] = []
+        self.taken: list[tuple[int, int]] = []
+
+    def add(self, start: int, end: int, kind: str, value: object) -> None:
+        if any(s < end and start < e for s, e in self.taken):
             return
-        taken.append((start, end))
-        spans.append((start, end, kind, value))
+        self.taken.append((start, end))
+        self.spans.append((start, end, kind, value))
 
+
+def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
+    """Every mention in ``text``, in text order; spans never overlap (first finder wins).
+
+    The finders run from the most specific form to the loosest: explicit settings, quoted
+    text and lists, dates and times, numbers with units, codes, names, bare numbers, number
+    words, and last the noun phrases after a preposition.
+    """
+    found = _Spans(text)
+    _find_literals(found)
+    _find_dates(found, reference)
+    for m in _NUMBER.finditer(text):  # numbers with a unit, currency or percent sign first
+        if m["unit"] or m["pct"] or m["cur"]:
+            found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
+    for m in _CODE.finditer(text):
+        found.add(m.start(), m.end(), "code", m[0])
+    _find_names(found)
+    for m in _NUMBER.finditer(text):
+        found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
+    for m in _SPELLED.finditer(text):
+        found.add(m.start(), m.end(), "spelled", _spelled(m[0]))
+    for m in _PHRASE.finditer(text):
+        if not set(m[1].split()) <= _FILLER:
+            found.add(m.start(1), m.end(1), "phrase", m[1])
+    return _mentions(text, _places(text, sorted(found.spans)))
+
+
+def _find_literals(found: _Spans) -> None:
+    """``a=2`` settings, quoted text, bracketed lists, coordinate tuples."""
+    text = found.text
     for m in _SET.finditer(text):  # "a=2", "x: 4" name the parameter outright
-        add(m.start(2), m.end(2), "number", float(m[2]))
+        found.add(m.start(2), m.end(2), "number", float(m[2]))
     for m in _QUOTED.finditer(text):
-        add(m.start(), m.end(), "quoted", next(g for g in m.groups() if g is not None))
+        found.add(m.start(), m.end(), "quoted", next(g for g in m.groups() if g is not None))
     for m in _LIST.finditer(text):
-        add(m.start(), m.end(), "list", m[1])
+        found.add(m.start(), m.end(), "list", m[1])
     for m in _TUPLE.finditer(text):  # "(40.71, -74.00)": a pair of coordinates
-        add(m.start(), m.end(), "list", m[1])
+        found.add(m.start(), m.end(), "list", m[1])
+
+
+def _find_dates(found: _Spans, reference: date | None) -> None:
+    """Timestamps, dates (with a clock time said right after them), tags, relative dates
+    against ``reference``, clock times."""
+    text = found.text
     for m in _STAMP.finditer(text):
-        add(m.start(), m.end(), "datetime", f"{m[1]}T{m[2]}:{m[3]}:00Z")
+        found.add(m.start(), m.end(), "datetime", f"{m[1]}T{m[2]}:{m[3]}:00Z")
     times = find_times(text)
     for start, end, iso in find_dates(text):
         joined = _joined_time(text, end, times)
         if joined:
-            add(start, joined[0], "datetime", f"{iso}T{joined[1][:5]}:00Z")
-        add(start, end, "date", iso)
+            found.add(start, joined[0], "datetime", f"{iso}T{joined[1][:5]}:00Z")
+        found.add(start, end, "date", iso)
     for m in _TAG.finditer(text):
-        add(m.start(), m.end(), "code", m[0])
+        found.add(m.start(), m.end(), "code", m[0])
     for start, end, iso in relative_dates(text, reference) if reference else ():
-        add(start, end, "date", iso)
-    for start, end, clock in find_times(text):
-        add(start, end, "time", clock[:5])
-    for m in _NUMBER.finditer(text):  # numbers with a unit, currency or percent sign first
-        if m["unit"] or m["pct"] or m["cur"]:
-            add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
-    for m in _CODE.finditer(text):
-        add(m.start(), m.end(), "code", m[0])
+        found.add(start, end, "date", iso)
+    for start, end, clock in times:
+        found.add(start, end, "time", clock[:5])
+
+
+def _find_names(found: _Spans) -> None:
+    """Runs of capitalised words, not a sentence's first word, cut before a kept span."""
+    text = found.text
     for m in _CAP.finditer(text):
         start, name = m.start(), re.sub(r"'s$", "", m[0].rstrip("."))
         if _sentence_start(text, start):  # the sentence's first word is capitalised anyway
@@ -205,21 +247,17 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
             start, name = start + len(first[0]) + 1, first[1]
         if name.lower() in _NOT_NAMES or name.split(" ", 1)[0].lower() in _NOT_NAMES:
             continue
-        clash = min((s for s, e in taken if start < e and s < start + len(name)), default=None)
+        end = start + len(name)
+        clash = min((s for s, e in found.taken if start < e and s < end), default=None)
         if clash is not None:  # "Bergen" before "March 3, 2027": keep the part before it
             name = re.sub(r"(?:\s+(?:of|de|la|del|the|da|von|du))*\s*$", "", text[start:clash])
             if not name or clash <= start:
                 continue
-        add(start, start + len(name), "name", name)
-    for m in _NUMBER.finditer(text):
-        add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
-    for m in _SPELLED.finditer(text):
-        add(m.start(), m.end(), "spelled", _spelled(m[0]))
-    for m in _PHRASE.finditer(text):
-        if not set(m[1].split()) <= _FILLER:
-            add(m.start(1), m.end(1), "phrase", m[1])
-    spans.sort()
-    spans = _places(text, spans)
+        found.add(start, start + len(name), "name", name)
+
+
+def _mentions(text: str, spans: list[_Span]) -> list[Mention]:
+    """The spans as mentions, each with the words around it."""
     out, previous = [], 0
     for span in spans:
         out.append(_mention(text, *span, previous))
