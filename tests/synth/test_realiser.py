@@ -121,3 +121,40 @@ def test_verb_phrases() -> None:
     assert verb_phrase("get_weather_forecast") == "get the weather forecast"
     assert verb_phrase("post_to_slack_channel") == "post to slack channel"
     assert verb_phrase("book_hotel", 1) == "reserve a hotel"
+
+
+DOOR = {
+    "type": "function",
+    "function": {
+        "name": "lock_door",
+        "description": "Lock or unlock a door of the house.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "door": {"type": "string", "enum": ["front", "back"], "description": "Which door"},
+                "room": {
+                    "type": "string",
+                    "enum": ["living_room", "hall"],
+                    "description": "Where the door is",
+                },
+            },
+            "required": ["door", "room"],
+        },
+    },
+}
+
+
+def test_function_name_words_and_enum_values_do_not_echo_parameter_names() -> None:
+    call = Call("lock_door", {"door": "back", "room": "living_room"})
+    truth = GroundTruth("simple", (DOOR,), (call,))
+    for seed in range(40):
+        query = realise(truth, issues=(), previous=None, seed=seed)
+        assert not leaked_labels(query, truth), query
+
+
+def test_verb_phrase_avoids_names_it_is_told_to() -> None:
+    assert verb_phrase("schedule_whatsapp_message", avoid=frozenset({"message"})) == (
+        "schedule a whatsapp text"
+    )
+    assert "channel" not in verb_phrase("post_to_slack_channel", avoid=frozenset({"channel"}))
+    assert verb_phrase("lock_door", avoid=frozenset({"lock", "door"})) == "secure the entrance"

@@ -15,6 +15,7 @@ __all__ = [
     "BOOL_FALSE",
     "BOOL_TRUE",
     "CONNECTORS",
+    "NOUN_SWAPS",
     "OPENERS",
     "STOPWORDS",
     "VERB_SYNONYMS",
@@ -43,8 +44,28 @@ VERB_SYNONYMS: dict[str, tuple[str, ...]] = {
     "rent": ("hire",),
     "track": ("follow",),
     "translate": ("render",),
+    "lock": ("secure",),
+    "unlock": ("open",),
+    "geocode": ("locate",),
 }
 """Canonical verb → what a user may say instead. The solver reads these both ways."""
+
+NOUN_SWAPS: dict[str, str] = {
+    "message": "text",
+    "messages": "texts",
+    "address": "location",
+    "tickets": "seats",
+    "ticket": "seat",
+    "door": "entrance",
+    "room": "space",
+    "rooms": "spaces",
+    "title": "heading",
+    "query": "request",
+    "topic": "subject",
+}
+"""A word a request says instead of a function-name word that is also a parameter's name
+("schedule a whatsapp text" for ``schedule_whatsapp_message(message=…)``); a word not listed
+is left out."""
 
 OPENERS = (
     "{vp}",
@@ -83,12 +104,18 @@ def stem(word: str) -> str:
     return word
 
 
-def verb_phrase(name: str, synonym: int = 0) -> str:
-    """``book_hotel`` → "book a hotel"; ``synonym`` > 0 swaps the verb for one of its synonyms."""
+def verb_phrase(name: str, synonym: int = 0, avoid: frozenset[str] = frozenset()) -> str:
+    """``book_hotel`` → "book a hotel"; ``synonym`` > 0 swaps the verb for one of its synonyms.
+
+    Words in ``avoid`` (the request's parameter names) are not said: the verb becomes a
+    synonym, an object word its :data:`NOUN_SWAPS` entry or nothing.
+    """
     words = label(name).split()
-    verb, rest = words[0], words[1:]
+    verb, rest = words[0], _avoiding(words[1:], avoid)
     choices = VERB_SYNONYMS.get(verb, ())
     said = choices[(synonym - 1) % len(choices)] if synonym and choices else verb
+    if said in avoid:
+        said = next((c for c in choices if c not in avoid), said)
     if not rest:
         return said
     obj = " ".join(rest)
@@ -101,3 +128,13 @@ def verb_phrase(name: str, synonym: int = 0) -> str:
     else:
         article = "the "
     return f"{said} {article}{obj}"
+
+
+def _avoiding(words: list[str], avoid: frozenset[str]) -> list[str]:
+    if not avoid:
+        return words
+    said = [NOUN_SWAPS.get(w, "") if w in avoid else w for w in words]
+    said = [w for w in said if w]
+    while said and said[-1] in ("to", "for", "from", "on", "in", "by", "with", "at", "of"):
+        said.pop()
+    return said

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool, parameters, tool_name
-from services.synth.generators.template.phrases import CONNECTORS, verb_phrase
+from services.synth.generators.template.phrases import CONNECTORS, NOUN_SWAPS, verb_phrase
 from services.synth.surface import DATE_STYLES, NUMBER_WORDS, label, render_date
 
 __all__ = ["cue", "explicit_targets", "realise"]
@@ -103,22 +103,23 @@ def realise(truth: GroundTruth, *, issues: Sequence[Issue], previous: str | None
     else:
         calls, schemas = truth.calls, {tool_name(t): t for t in truth.tools}
     explicit = explicit_targets(issues, len(calls)) if previous is not None else set()
+    avoid = frozenset(n.lower() for call in calls for n in call.arguments)
     sentences = []
     for position, group in enumerate(_groups(calls, explicit)):
         first = group[0]
         tool = schemas[calls[first].name]
         members = [calls[i] for i in group]
-        plain = " ".join(_explicit(tool, calls[i]) for i in group)
+        plain = " ".join(_explicit(tool, calls[i], avoid) for i in group)
         if first in explicit or (previous is not None and plain.lower() in previous.lower()):
             sentence = plain
         else:
-            sentence = _unleaked(tool, members, seed * 7919 + first)
+            sentence = _unleaked(tool, members, seed * 7919 + first, calls)
         rng = random.Random(seed * 7919 - first)
         if position and rng.random() < 0.6:
             head = sentence if sentence.startswith("I") else sentence[0].lower() + sentence[1:]
             sentence = rng.choice(CONNECTORS) + head
         sentences.append(sentence)
-    return " ".join(sentences)
+    return _scrub(" ".join(sentences), calls)
 
 
 def _groups(calls: Sequence[Call], explicit: set[int]) -> list[list[int]]:
@@ -145,13 +146,13 @@ def _varying(a: Call, b: Call) -> str | None:
     return differ[0]
 
 
-def _explicit(tool: Tool, call: Call) -> str:
+def _explicit(tool: Tool, call: Call, avoid: frozenset[str]) -> str:
     """One call, every value in its plainest form: as a ``words: value`` field when the
     description's words single the parameter out, else bare (its type, or its place next
     to a twin, says which). Never the parameter's name: a value that cannot be tied to its
     parameter without it is left to fail, and the example is filtered."""
     props = parameters(tool).get("properties", {})
-    cues = {name: cue(name, props.get(name, {}), tool) for name in props}
+    cues = {name: _without(cue(name, props.get(name, {}), tool), avoid) for name in props}
     parts, bare = [], []
     for name, value in call.arguments.items():
         schema = props.get(name, {})
@@ -160,7 +161,7 @@ def _explicit(tool: Tool, call: Call) -> str:
             parts.append(f"{words}: {_plain(schema, value)}")
         else:
             bare.append(_plain(schema, value))
-    vp = verb_phrase(call.name)
+    vp = verb_phrase(call.name, avoid=avoid)
     head = " at " + ", ".join(bare) if bare else ""
     tail = (" — " + "; ".join(parts)) if parts else ""
     return f"{vp[0].upper()}{vp[1:]}{head}{tail}."
@@ -204,17 +205,81 @@ def _plain(schema: Mapping[str, Any], value: Any) -> str:
     return f'"{value}"'
 
 
-def _unleaked(tool: Tool, calls: Sequence[Call], seed: int) -> str:
-    """The first of a few seeded wordings that names none of the parameters it states."""
-    names = {n for call in calls for n in call.arguments}
-    values = " ".join(str(v) for call in calls for v in call.arguments.values()).lower()
+def _unleaked(tool: Tool, calls: Sequence[Call], seed: int, every: Sequence[Call]) -> str:
+    """The first of a few seeded wordings that names none of the parameters of ``every``
+    call of the request (a word of one call's wording may be another call's label)."""
+    names = {n for call in every for n in call.arguments}
+    values = " ".join(_said_values(every)).lower()
+    avoid = frozenset(n.lower() for n in names)
     sentence = ""
     for attempt in range(6):
-        sentence = _natural(tool, calls, random.Random(seed + attempt * 104729))
+        sentence = _natural(tool, calls, random.Random(seed + attempt * 104729), avoid)
         text = sentence.lower()
         if not any(_says(text, name, values) for name in names):
             return sentence
     return sentence
+
+
+def _said_values(calls: Sequence[Call]) -> list[str]:
+    """Every string a call's arguments hold, nested ones included."""
+    out: list[str] = []
+    stack: list[Any] = [c.arguments for c in calls]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and item:
+            out.append(item)
+    return out
+
+
+def _without(words: str, avoid: frozenset[str]) -> str:
+    """A cue without the words of any name in ``avoid`` (empty when nothing is left)."""
+    if not words or not avoid:
+        return words
+    text = words
+    for name in avoid:
+        text = _name_pattern(name).sub(" ", text)
+    said = text.split()
+    while said and said[-1] in _DANGLING:
+        said.pop()
+    while said and said[0] in _DANGLING:
+        said.pop(0)
+    if all(w in _DANGLING or w in _EMPTY for w in said):
+        return ""
+    return " ".join(said)
+
+
+def _scrub(query: str, calls: Sequence[Call]) -> str:
+    """The last guard: a parameter's name still said outside the values (a phrase the
+    wordings could not avoid) is swapped for its :data:`NOUN_SWAPS` word or left out."""
+    values = sorted({v.lower() for v in _said_values(calls)}, key=len, reverse=True)
+    for name in {n for call in calls for n in call.arguments}:
+        pattern = _name_pattern(name)
+        if not pattern.search(query.lower()):
+            continue
+        kept = _value_spans(query, values)
+        parts, last = [], 0
+        for m in pattern.finditer(query.lower()):
+            if any(s <= m.start() < e for s, e in kept):
+                continue
+            parts += [query[last : m.start()], NOUN_SWAPS.get(m[0], "")]
+            last = m.end()
+        query = "".join([*parts, query[last:]])
+    return re.sub(r"\s+([,.?;])", r"\1", re.sub(r"\s{2,}", " ", query)).strip()
+
+
+def _value_spans(query: str, values: Sequence[str]) -> list[tuple[int, int]]:
+    lowered = query.lower()
+    spans = [(m.start(), m.end()) for m in re.finditer(r'"[^"]*"', query)]
+    for value in values:
+        start = lowered.find(value)
+        while start >= 0:
+            spans.append((start, start + len(value)))
+            start = lowered.find(value, start + 1)
+    return spans
 
 
 def _says(text: str, name: str, values: str) -> bool:
@@ -228,21 +293,23 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     return re.compile("|".join(rf"(?<![\w]){re.escape(f)}(?![\w])" for f in forms))
 
 
-def _natural(tool: Tool, calls: Sequence[Call], rng: random.Random) -> str:
+def _natural(
+    tool: Tool, calls: Sequence[Call], rng: random.Random, avoid: frozenset[str] = frozenset()
+) -> str:
     call = calls[0]
     props = parameters(tool).get("properties", {})
     varying = _varying(calls[0], calls[1]) if len(calls) > 1 else None
     phrases = []
     for group in _twins(call, props, tool, rng, varying):
         if len(group) > 1:  # same words, same type: said together, in the schema's order
-            said = [_value(n, props[n], call.arguments[n], rng) for n in group]
-            words = cue(group[0], props[group[0]], tool)
+            said = [_value(n, props[n], call.arguments[n], rng, avoid) for n in group]
+            words = _without(cue(group[0], props[group[0]], tool), avoid)
             phrases.append(f"{words} {', '.join(said)}".strip())
             continue
         name = group[0]
         values = [c.arguments[name] for c in calls] if name == varying else [call.arguments[name]]
-        phrases.append(_say(name, props.get(name, {}), values, tool, rng))
-    vp = verb_phrase(call.name, 0 if rng.random() < 0.5 else rng.randint(1, 3))
+        phrases.append(_say(name, props.get(name, {}), values, tool, rng, avoid))
+    vp = verb_phrase(call.name, 0 if rng.random() < 0.5 else rng.randint(1, 3), avoid)
     return _shape(vp, [p for p in phrases if p], rng)
 
 
@@ -289,14 +356,19 @@ def _join(phrases: list[str], rng: random.Random) -> str:
 
 
 def _say(
-    name: str, schema: Mapping[str, Any], values: list[Any], tool: Tool, rng: random.Random
+    name: str,
+    schema: Mapping[str, Any],
+    values: list[Any],
+    tool: Tool,
+    rng: random.Random,
+    avoid: frozenset[str] = frozenset(),
 ) -> str:
     """One parameter's value(s) as a person says them (several: coordinated with "and")."""
     kind = schema.get("type")
-    words = cue(name, schema, tool)
+    words = _without(cue(name, schema, tool), avoid)
     if kind == "boolean":
         return _flag(words, bool(values[0]), rng)
-    said = [_value(name, schema, v, rng) for v in values]
+    said = [_value(name, schema, v, rng, avoid) for v in values]
     text = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
     if "enum" in schema and not _shared_enum(name, schema, tool):
         return rng.choice(("{v}", "{v} ({w})", "going with {v}")).format(
@@ -356,17 +428,24 @@ def _unit(name: str, schema: Mapping[str, Any]) -> str:
     return ""
 
 
-def _value(name: str, schema: Mapping[str, Any], value: Any, rng: random.Random) -> str:
+def _value(
+    name: str,
+    schema: Mapping[str, Any],
+    value: Any,
+    rng: random.Random,
+    avoid: frozenset[str] = frozenset(),
+) -> str:
     kind = schema.get("type")
     if kind == "array":
-        items = [_value(name, schema.get("items", {}), v, rng) for v in value]
+        items = [_value(name, schema.get("items", {}), v, rng, avoid) for v in value]
         return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
     if kind == "object":
         return _plain(schema, value)
     if kind in ("integer", "number") and not isinstance(value, bool):
         return _amount(name, schema, value, rng)
-    if "enum" in schema:
-        return str(value).replace("_", " ")
+    if "enum" in schema:  # "living_room" said "living room", unless that says a name
+        spaced = str(value).replace("_", " ")
+        return str(value) if any(w in avoid for w in spaced.lower().split()) else spaced
     return _string(schema, str(value), rng)
 
 
