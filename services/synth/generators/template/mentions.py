@@ -63,6 +63,10 @@ _PHRASE = re.compile(
     r"using|under|over|within|per|than|when|where|while|after|before)\b)[a-z][\w'-]*){0,2})"
 )
 _STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})?")
+_JOINING = frozenset(
+    "and or but with of in for at on from to after before while by is are was were s".split()
+)
+_PUNCT = re.compile(r"[,;:.?!()—]")
 _AT = re.compile(r"^,?\s*(?:at|@)\s+")
 _TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
 _AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
@@ -259,8 +263,9 @@ def _find_names(found: _Spans) -> None:
 def _mentions(text: str, spans: list[_Span]) -> list[Mention]:
     """The spans as mentions, each with the words around it."""
     out, previous = [], 0
-    for span in spans:
-        out.append(_mention(text, *span, previous))
+    for index, span in enumerate(spans):
+        following = next((s[0] for s in spans[index + 1 :] if s[2] != "phrase"), len(text))
+        out.append(_mention(text, *span, previous, following))
         if span[2] != "phrase":
             tail = _AS_TAIL.match(text, span[1])  # "JFK as the departure airport": its words
             previous = tail.end() if tail else span[1]
@@ -308,12 +313,32 @@ def _sentence_start(text: str, start: int) -> bool:
     return not before or before[-1] in ".?!:;"
 
 
-def _mention(text: str, start: int, end: int, kind: str, value: object, floor: int) -> Mention:
+def _after(tail: list[str]) -> tuple[str, ...]:
+    """The words that describe a mention from behind: up to three, up to a joining word
+    ("base 6 and height 10": 6 gets no "height")."""
+    said: list[str] = []
+    for word in tail[:3]:
+        if word in _JOINING and said:
+            break
+        if word in _JOINING:
+            return (word,)
+        said.append(word)
+    return tuple(said)
+
+
+def _mention(
+    text: str, start: int, end: int, kind: str, value: object, floor: int, ceiling: int
+) -> Mention:
     """The mention with up to five words before it (not reaching back past the previous
-    mention: "base and height as 6 and 10" gives 10 no words) and three after."""
+    mention: "base and height as 6 and 10" gives 10 no words) and up to three after it, up
+    to a punctuation mark or the next mention ("5% annual yield after 3 years": "annual
+    yield after"); six when they start with "as"."""
     before = tuple(words(text[max(0, start - 60, floor) : start])[-5:])
     tail = words(text[end : end + 60])
-    after = tuple(tail[:6]) if tail[:1] == ["as"] else tuple(tail[:1])
+    if tail[:1] == ["as"]:
+        after = tuple(tail[:6])
+    else:
+        after = _after(words(_PUNCT.split(text[end : min(end + 60, ceiling)], 1)[0]))
     if kind == "number" and text[start] in "$€£":
         after = (*after, "usd")
     if kind == "number":

@@ -192,7 +192,19 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     calls: list[Call] = []
     for spec, text in groups:
         calls.extend(_calls(spec, text, reference))
-    return tuple(calls)
+    return tuple(_complete_calls(calls, specs))
+
+
+def _complete_calls(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
+    """Without the calls that lack a required value when another call of the same function
+    has them all: a sentence that only sets the scene ("two triangles") is no call."""
+    required = {s.name: {n for n, _, needed in s.props if needed} for s in specs}
+
+    def whole(call: Call) -> bool:
+        return required.get(call.name, set()) <= set(call.arguments)
+
+    complete = {c.name for c in calls if whole(c)}
+    return [c for c in calls if whole(c) or c.name not in complete]
 
 
 def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
