@@ -190,8 +190,8 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
     found = _Spans(text)
     _find_literals(found)
     _find_dates(found, reference)
-    for m in _NUMBER.finditer(text):  # numbers with a unit, currency or percent sign first
-        if m["unit"] or m["pct"] or m["cur"]:
+    for m in _NUMBER.finditer(text):  # with a unit, currency, percent sign or exponent first
+        if m["unit"] or m["pct"] or m["cur"] or "e" in m["num"].lower():
             found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
     for m in _CODE.finditer(text):
         found.add(m.start(), m.end(), "code", m[0])

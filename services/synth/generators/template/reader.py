@@ -505,7 +505,9 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 text = re.sub("|".join(re.escape(h) for h in hints), " ", text, flags=re.I)
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
-    _assign(typed, find_mentions(text, reference), text)
+    mentions = find_mentions(text, reference)
+    _assign(typed, mentions, text)
+    _order_twins(typed, mentions)
     for param in rest:
         found = _values(param, text)
         if found:
@@ -525,6 +527,53 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 ]
         calls.append(Call(spec.name, arguments))
     return calls
+
+
+_TWIN = re.compile(r"^(.*?)[_]?(?:([0-9])|([A-Ba-b]))$")
+
+
+def _family(name: str) -> str | None:
+    """``mass1`` → ``mass``, ``dataset_B`` → ``dataset``: numbered or lettered twins."""
+    m = _TWIN.match(name)
+    return m[1].lower() if m and m[1] else None
+
+
+def _order_twins(params: Sequence[_Param], mentions: Sequence[Mention]) -> None:
+    """Twins (``charge1``, ``charge2``) take their values in the order the query says them:
+    which twin got which value is a guess, the order is not. Twins with no value at all
+    take the numbers of a tuple ("the pair (45, 60)"), one each."""
+    families: dict[tuple[str, str], list[_Param]] = {}
+    for param in params:
+        family = _family(param.name)
+        if family is not None:
+            families.setdefault((family, param.kind), []).append(param)
+    for members in families.values():
+        if len(members) < 2:
+            continue
+        spans = sorted((m for p in members for m in p.spans), key=lambda m: m.start)
+        counted = [m for m in spans if m.kind != "spelled"]  # "two bodies" counts them
+        spans = counted if len(counted) >= len(members) or not counted else spans
+        if all(m.kind == "spelled" for m in spans):
+            spans = _tuple_items(mentions, len(members), members[0].kind) or spans
+        for param in members:
+            param.spans = []
+        for index, mention in enumerate(spans):
+            members[index % len(members)].spans.append(mention)
+
+
+def _tuple_items(mentions: Sequence[Mention], size: int, kind: str) -> list[Mention]:
+    """The numbers of each bracketed tuple of ``size`` numbers, as mentions, in order."""
+    if kind not in ("integer", "number"):
+        return []
+    out = []
+    for mention in mentions:
+        if mention.kind != "list":
+            continue
+        parts = [p.strip() for p in str(mention.value).split(",")]
+        if len(parts) != size or not all(re.fullmatch(r"-?\d+(?:\.\d+)?", p) for p in parts):
+            continue
+        out += [Mention("number", float(p), mention.start, mention.end, p) for p in parts]
+    return out
 
 
 def _strict(param: _Param) -> bool:
