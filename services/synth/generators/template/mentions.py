@@ -243,7 +243,8 @@ def _find_names(found: _Spans) -> None:
     """Runs of capitalised words, not a sentence's first word, cut before a kept span."""
     text = found.text
     for m in _CAP.finditer(text):
-        start, name = m.start(), re.sub(r"'s$", "", m[0].rstrip("."))
+        said = re.split(r"\.\s", m[0], maxsplit=1)[0]  # "Hilton New York. Can you": two
+        start, name = m.start(), re.sub(r"'s$", "", said.rstrip("."))
         if _sentence_start(text, start):  # the sentence's first word is capitalised anyway
             first = name.split(" ", 1)
             if len(first) == 1:

@@ -67,6 +67,7 @@ _DATE_FORMS = (
     ("yyyy-mm-dd", "%Y-%m-%d"), ("mm-dd-yyyy", "%m-%d-%Y"), ("dd-mm-yyyy", "%d-%m-%Y"),
     ("mm/dd/yyyy", "%m/%d/%Y"), ("dd/mm/yyyy", "%d/%m/%Y"), ("yyyy/mm/dd", "%Y/%m/%d"),
 )  # fmt: skip
+_DATE_SHAPE = re.compile(r"\b(y{2,4}|mm|dd)([-/.])(y{2,4}|mm|dd)\2(y{2,4}|mm|dd)\b")
 _GENERIC = frozenset("include is get flag whether enable use show".split())
 _COMPAT: dict[str, dict[str, float]] = {
     "integer": {"number": 1.0, "percent": 0.6, "spelled": 0.5},
@@ -446,6 +447,12 @@ def _date_as(param: _Param, iso: str) -> str:
     for said, form in _DATE_FORMS:
         if said in description:
             return date.fromisoformat(iso).strftime(form)
+    shape = _DATE_SHAPE.search(description)  # "mm-dd-yyy", "dd.mm.yy": the parts' order
+    if shape:
+        parts = {"y": "%Y", "m": "%m", "d": "%d"}
+        order = [parts[shape[i][0]] for i in (1, 3, 4)]
+        if len(set(order)) == 3:
+            return date.fromisoformat(iso).strftime(shape[2].join(order))
     return iso
 
 
@@ -455,7 +462,9 @@ def _list(inner: _Param, text: str) -> list[Any]:
     except (ValueError, SyntaxError):
         return [_item(inner, part) for part in text.strip("[]").split(",") if part.strip()]
     if not isinstance(value, list | tuple):
-        return [value]
+        value = [value]
+    if inner.kind == "number":  # "[12, 15]" for a list of floats: 12.0, 15.0
+        return [float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
     return list(value)
 
 
@@ -593,6 +602,8 @@ def _values(param: _Param, text: str) -> list[Any]:
     spans = param.spans
     if spans and (param.required or any(_evidence(param, m) for m in spans)):
         if param.kind == "array":
+            if any(m.kind == "list" for m in spans):  # a bracketed list says it all
+                spans = [m for m in spans if m.kind == "list"]
             return [[v for m in spans for v in _convert(param, m)]]
         return [_convert(param, m) for m in spans]
     hints = [h for h in _found_hints(param, text) if param.required or not _own(param, h)]
