@@ -270,6 +270,34 @@ def _mentions(text: str, spans: list[_Span]) -> list[Mention]:
         if span[2] != "phrase":
             tail = _AS_TAIL.match(text, span[1])  # "JFK as the departure airport": its words
             previous = tail.end() if tail else span[1]
+    return _series(text, out)
+
+
+_RUN_GAP = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|&)\s*")
+
+
+def _series(text: str, mentions: list[Mention]) -> list[Mention]:
+    """A run of one kind of value said as a list ("for 10, 20 and 30 years", "Oslo and
+    Bergen") shares its words: each member gets the words before the first and after the
+    last."""
+    out = list(mentions)
+    start = 0
+    while start < len(out):
+        end = start
+        while (
+            end + 1 < len(out)
+            and out[end + 1].kind == out[start].kind != "phrase"
+            and _RUN_GAP.fullmatch(text[out[end].end : out[end + 1].start])
+        ):
+            end += 1
+        if end > start:
+            first, last = out[start], out[end]
+            for index in range(start, end + 1):
+                m = out[index]
+                before = m.before if index == start else first.before
+                after = m.after if index == end else last.after
+                out[index] = Mention(m.kind, m.value, m.start, m.end, m.text, before, after)
+        start = end + 1
     return out
 
 

@@ -312,7 +312,7 @@ def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> 
     left = list(mentions)
     for round_ in range(8):
         pairs = [
-            (-score, i, j)
+            (-score * (_listed(p, m, text) if round_ else 1.0), i, j)
             for i, p in enumerate(params)
             for j, m in enumerate(left)
             if (score := _score(p, m)) > 0.0
@@ -328,7 +328,7 @@ def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> 
                 continue
             if not param.required and not _admissible(param, left[j]):
                 continue
-            if round_ and not _continues(param, left[j], text):
+            if round_ and not _continues(param, left[j], text, left):
                 continue
             param.spans.append(left[j])
             used_p.add(i)
@@ -340,14 +340,33 @@ def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> 
         param.spans.sort(key=lambda m: m.start)
 
 
+_LISTED = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|&)\s*")
+
+
+def _listed(param: _Param, mention: Mention, text: str) -> float:
+    """3 when ``mention`` follows ``param``'s last value in a plain list ("10, 20 and 30"):
+    it is surely one more of the same; else 1."""
+    said = [m for m in param.spans if m.end <= mention.start]
+    last = max(said, key=lambda m: m.end, default=None)
+    plain = last is not None and _LISTED.fullmatch(text[last.end : mention.start])
+    return 3.0 if plain else 1.0
+
+
 _JOIN = re.compile(r"(?:,|;|\band\b|\bor\b|&|\bvs\b|\bversus\b|\bwhile\b|\bthen\b|[.?!])", re.I)
 
 
-def _continues(param: _Param, mention: Mention, text: str) -> bool:
-    """Whether a later round may give ``param`` one more value."""
+def _continues(param: _Param, mention: Mention, text: str, left: Sequence[Mention]) -> bool:
+    """Whether a later round may give ``param`` one more value: coordinated with its last
+    one, and no value between them still unplaced that fits ``param`` as well (values of a
+    list go in order: "10, 20 and 30 years")."""
     if not param.spans:
         return False
-    return param.kind == "array" or _coordinated(text, param.spans[-1], mention)
+    last = param.spans[-1]
+    fit = _score(param, mention)
+    skipped = any(
+        last.end <= m.start < mention.start and _score(param, m) >= fit for m in left
+    )
+    return param.kind == "array" or (not skipped and _coordinated(text, last, mention))
 
 
 def _coordinated(text: str, first: Mention, then: Mention) -> bool:
