@@ -193,7 +193,20 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     calls: list[Call] = []
     for spec, text in groups:
         calls.extend(_calls(spec, text, reference))
-    return tuple(_complete_calls(calls, specs))
+    return tuple(_complete_calls(_inherit(calls, specs), specs))
+
+
+def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
+    """A call that lacks a required value takes it from an earlier call that set a
+    parameter of the same name ("the history of account 0012 … also its balance")."""
+    required = {s.name: [n for n, _, needed in s.props if needed] for s in specs}
+    out: list[Call] = []
+    for call in calls:
+        missing = [n for n in required.get(call.name, []) if n not in call.arguments]
+        earlier = {k: v for c in out if c.name != call.name for k, v in c.arguments.items()}
+        taken = {n: earlier[n] for n in missing if n in earlier}
+        out.append(Call(call.name, {**call.arguments, **taken}) if taken else call)
+    return out
 
 
 def _complete_calls(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
@@ -215,7 +228,13 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         for word in spec.words:
             df[word] = df.get(word, 0) + 1
     idf = {w: math.log(1 + len(specs) / n) for w, n in df.items()}
-    clauses = [c for c in _CLAUSE.split(query) if c and c.strip(" ,.")]
+    clauses = [
+        part
+        for c in _CLAUSE.split(query)
+        if c and c.strip(" ,.")
+        for part in _verb_split(c, specs)
+        if part.strip(" ,.")
+    ]
     owners: list[int | None] = []
     for clause in clauses:
         said = _stems(clause)
@@ -245,6 +264,28 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         segments.append((owner, [*pending, clause]))
         pending = []
     return [(specs[i], " ".join(parts)) for i, parts in segments]
+
+
+def _verb_split(clause: str, specs: Sequence[_Tool]) -> list[str]:
+    """A clause cut before "and <verb>" when the verb is what a candidate function does
+    ("the factorial of 8 and generate the primes"): two asks in one sentence."""
+    verbs = _verbs(tuple(s.name for s in specs))
+    if not verbs:
+        return [clause]
+    pattern = rf",?\s+and\s+(?=(?:{'|'.join(map(re.escape, verbs))})\b)"
+    return re.split(pattern, clause, flags=re.I)
+
+
+@lru_cache(maxsize=1024)
+def _verbs(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The verbs the candidates' names start with, and what a user says instead."""
+    found: set[str] = set()
+    for name in names:
+        words = label(name.rsplit(".", 1)[-1]).split()
+        if words and len(set(names)) > 1:
+            found.add(words[0])
+            found.update(s for s in VERB_SYNONYMS.get(words[0], ()) if " " not in s)
+    return tuple(sorted(found))
 
 
 def _complete(spec: _Tool, clause: str) -> bool:
