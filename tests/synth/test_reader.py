@@ -139,3 +139,117 @@ def test_the_generator_reads_its_own_natural_queries_without_the_truth() -> None
         query = generator.query(truth, seed=seed)
         solved += check_calls(generator.calls(query, truth.tools, seed=seed), truth).ok
     assert solved >= 20  # one-shot, no refinement: most natural queries read back exactly
+
+
+MIX = _tool(
+    "mix_liquids",
+    "Final temperature of two mixed liquids.",
+    {
+        "mass1": {"type": "number", "description": "Mass of the first liquid in kg"},
+        "mass2": {"type": "number", "description": "Mass of the second liquid in kg"},
+        "ratio": {"type": "number", "description": "Share of the heat lost"},
+    },
+    ["mass1", "mass2"],
+)
+SAVINGS = _tool(
+    "project_savings",
+    "Project the value of savings.",
+    {
+        "deposit": {"type": "number", "description": "Money put in at the start"},
+        "rate": {"type": "number", "description": "Yearly growth as a fraction"},
+        "years": {"type": "integer", "description": "How long it grows"},
+        "start": {"type": "string", "description": "Opening day, format dd.mm.yyyy"},
+        "samples": {"type": "array", "items": {"type": "number"}, "description": "Past values"},
+    },
+    ["deposit", "rate", "years"],
+)
+FACTORIAL = _tool(
+    "calculate_factorial",
+    "Factorial of a number.",
+    {"number": {"type": "integer", "description": "The number"}},
+    ["number"],
+)
+PRIMES = _tool(
+    "list_primes",
+    "Primes in a range.",
+    {
+        "low": {"type": "integer", "description": "Lowest number of the range"},
+        "high": {"type": "integer", "description": "Highest number of the range"},
+    },
+    ["low", "high"],
+)
+HISTORY = _tool(
+    "get_statement",
+    "Statement of an account.",
+    {"account": {"type": "string", "description": "Account number"}},
+    ["account"],
+)
+BALANCE = _tool(
+    "calculate_balance",
+    "Balance of an account.",
+    {"account": {"type": "string", "description": "Account number"}},
+    ["account"],
+)
+
+
+def test_twins_take_values_in_the_order_said_and_tuples_spread_over_them() -> None:
+    said = read("Mix 2.5 kg of water with 4e-1 kg of oil.", [MIX])
+    assert said == (Call("mix_liquids", {"mass1": 2.5, "mass2": 0.4}),)
+    pairs = read("Mix the pairs (3, 5) and (7, 9).", [MIX])
+    assert [c.arguments for c in pairs] == [
+        {"mass1": 3.0, "mass2": 5.0},
+        {"mass1": 7.0, "mass2": 9.0},
+    ]
+
+
+def test_a_list_of_values_shares_its_words_and_each_makes_a_call() -> None:
+    calls = read("Project savings of $500 at a rate of 4% for 5, 10 and 20 years.", [SAVINGS])
+    assert [c.arguments["years"] for c in calls] == [5, 10, 20]
+    assert {c.arguments["deposit"] for c in calls} == {500.0}
+    assert {c.arguments["rate"] for c in calls} == {0.04}
+
+
+def test_date_shape_list_items_and_words_after_a_value() -> None:
+    calls = read(
+        "Project savings with a 3% yearly growth after 7 years on a deposit of $90, "
+        "opening on March 4, 2026, past values [1, 2].",
+        [SAVINGS],
+    )
+    assert calls == (
+        Call(
+            "project_savings",
+            {
+                "rate": 0.03,
+                "years": 7,
+                "deposit": 90.0,
+                "start": "04.03.2026",
+                "samples": [1.0, 2.0],
+            },
+        ),
+    )
+    assert all(isinstance(v, float) for v in calls[0].arguments["samples"])
+
+
+def test_two_asks_in_one_sentence_and_a_value_carried_over() -> None:
+    tools = [FACTORIAL, PRIMES]
+    calls = read("Calculate the factorial of 6 and list primes from 10 to 40.", tools)
+    assert calls == (
+        Call("calculate_factorial", {"number": 6}),
+        Call("list_primes", {"low": 10, "high": 40}),
+    )
+    carried = read(
+        "Get the statement of account 'AC-1182'. Also calculate the balance.", [HISTORY, BALANCE]
+    )
+    assert [c.arguments for c in carried] == [{"account": "AC-1182"}, {"account": "AC-1182"}]
+
+
+def test_a_scene_setting_sentence_makes_no_call() -> None:
+    calls = read(
+        "Project savings for my kids. Then project savings of $100 at 2% for 3 years. "
+        "After that, project savings of $200 at 5% for 4 years.",
+        [SAVINGS],
+    )
+    assert [c.arguments for c in calls] == [
+        {"deposit": 100.0, "rate": 0.02, "years": 3},
+        {"deposit": 200.0, "rate": 0.05, "years": 4},
+    ]

@@ -250,7 +250,7 @@ def _find_names(found: _Spans) -> None:
             if len(first) == 1:
                 continue
             start, name = start + len(first[0]) + 1, first[1]
-        if name.lower() in _NOT_NAMES or name.split(" ", 1)[0].lower() in _NOT_NAMES:
+        if not name[:1].isalpha() or name.split(" ", 1)[0].lower() in _NOT_NAMES:
             continue
         end = start + len(name)
         clash = min((s for s, e in found.taken if start < e and s < end), default=None)

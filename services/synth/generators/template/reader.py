@@ -419,6 +419,8 @@ def _admissible(param: _Param, mention: Mention) -> bool:
     """An optional parameter takes a value only when the query ties it to the parameter."""
     if mention.kind in ("phrase", "spelled"):
         return False
+    if param.kind == "array" and mention.kind != "list":  # loose numbers: only when tied
+        return _near(param, mention)
     if param.kind == "string" and mention.kind in ("number", "percent"):
         return False
     if mention.kind == "name":
