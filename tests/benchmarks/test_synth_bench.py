@@ -30,6 +30,7 @@ def test_the_synth_harness_reports_every_figure() -> None:
         assert 0.0 <= figures[key] <= 1.0, key
     assert figures["acceptance_rate"] >= figures["baseline_acceptance_rate"]
     assert figures["acceptance_rate"] >= 0.8
+    assert figures["label_leak_rate"] <= 0.02
     assert figures["mean_query_words"] > 5 and figures["baseline_mean_query_words"] > 5
     held_out = figures["bfcl_solver_accuracy"]
     assert set(held_out) == {"simple", "multiple", "parallel", "parallel_multiple"}

@@ -68,6 +68,9 @@ _DATE_FORMS = (
     ("mm/dd/yyyy", "%m/%d/%Y"), ("dd/mm/yyyy", "%d/%m/%Y"), ("yyyy/mm/dd", "%Y/%m/%d"),
 )  # fmt: skip
 _DATE_SHAPE = re.compile(r"\b(y{2,4}|mm|dd)([-/.])(y{2,4}|mm|dd)\2(y{2,4}|mm|dd)\b")
+_FLOOR = 1.5
+"""The least IDF-weighted word overlap for a clause to ask for a tool among several
+(lower, and a request no candidate serves still finds one: how irrelevance is read)."""
 _GENERIC = frozenset("include is get flag whether enable use show".split())
 _COMPAT: dict[str, dict[str, float]] = {
     "integer": {"number": 1.0, "percent": 0.6, "spelled": 0.5},
@@ -241,13 +244,13 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
         best = max(range(len(specs)), key=lambda i: scores[i])
         ranked = sorted(scores, reverse=True)
-        clear = scores[best] >= 1.0 and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
+        clear = scores[best] >= _FLOOR and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
         owners.append(best if clear else None)
     if all(o is None for o in owners):
         whole = _stems(query)
         scores = [sum(s.words[w] * idf[w] for w in whole if w in s.words) for s in specs]
         best = max(range(len(specs)), key=lambda i: scores[i])
-        if scores[best] < (0.5 if len(specs) == 1 else 1.0):
+        if scores[best] < (0.5 if len(specs) == 1 else _FLOOR):
             return []
         owners = [best] * len(clauses)
     segments: list[tuple[int, list[str]]] = []
