@@ -253,3 +253,32 @@ def test_a_scene_setting_sentence_makes_no_call() -> None:
         {"deposit": 100.0, "rate": 0.02, "years": 3},
         {"deposit": 200.0, "rate": 0.05, "years": 4},
     ]
+
+
+STANDING = _tool(
+    "get_team_standing",
+    "League standing of a team in a season.",
+    {
+        "team": {"type": "string", "description": "Team name"},
+        "season": {"type": "integer", "description": "Season year"},
+    },
+    ["team", "season"],
+)
+
+
+def test_two_lists_ask_every_combination_unless_respectively() -> None:
+    crossed = read("Get the standing of Lakers and Bulls in seasons 2018 and 2020.", [STANDING])
+    assert [(c.arguments["team"], c.arguments["season"]) for c in crossed] == [
+        ("Lakers", 2018),
+        ("Lakers", 2020),
+        ("Bulls", 2018),
+        ("Bulls", 2020),
+    ]
+    zipped = read(
+        "Get the standing of Lakers and Bulls in seasons 2018 and 2020 respectively.",
+        [STANDING],
+    )
+    assert [(c.arguments["team"], c.arguments["season"]) for c in zipped] == [
+        ("Lakers", 2018),
+        ("Bulls", 2020),
+    ]

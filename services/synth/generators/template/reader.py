@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from services.synth.calls import Call, Tool, parameters, tool_name
@@ -244,7 +245,8 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
         best = max(range(len(specs)), key=lambda i: scores[i])
         ranked = sorted(scores, reverse=True)
-        clear = scores[best] >= _FLOOR and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
+        floor = 1.0 if len(specs) == 1 else _FLOOR
+        clear = scores[best] >= floor and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
         owners.append(best if clear else None)
     if all(o is None for o in owners):
         whole = _stems(query)
@@ -588,6 +590,8 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             values[param.name] = found
     if not values and not params:
         return [Call(spec.name, {})]
+    if _crossed(params, values, text):
+        return [Call(spec.name, arguments) for arguments in _product(values)]
     count = max((len(v) for v in values.values()), default=1)
     calls = []
     for index in range(count):
@@ -601,6 +605,31 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 ]
         calls.append(Call(spec.name, arguments))
     return calls
+
+
+def _crossed(params: Sequence[_Param], values: Mapping[str, list[Any]], text: str) -> bool:
+    """Whether every combination is asked ("Lakers and Bulls in seasons 2018 and 2020"):
+    two or more parameters each got a plain list of values, and no "respectively"."""
+    lists = [p for p in params if p.kind != "array" and len(values.get(p.name, ())) > 1]
+    if len(lists) < 2 or re.search(r"\brespectively\b|\beach\b", text, re.I):
+        return False
+    for param in lists:
+        spans = param.spans
+        if len(spans) != len(values[param.name]):
+            return False
+        if any(m.text != text[m.start : m.end] for m in spans):
+            return False  # a tuple's numbers are one value each for twins, not a list
+        if not all(_LISTED.fullmatch(text[a.end : b.start]) for a, b in pairwise(spans)):
+            return False
+    return True
+
+
+def _product(values: Mapping[str, list[Any]]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = [{}]
+    for name, found in values.items():
+        options = found if len(found) > 1 else found[:1]
+        rows = [{**row, name: value} for row in rows for value in options]
+    return rows
 
 
 _TWIN = re.compile(r"^(.*?)[_]?(?:([0-9])|([A-Ba-b]))$")
