@@ -282,3 +282,8 @@ def test_two_lists_ask_every_combination_unless_respectively() -> None:
         ("Lakers", 2018),
         ("Bulls", 2020),
     ]
+
+
+def test_an_ask_after_to_is_no_value() -> None:
+    calls = read("I would like to know the current weather.", [WEATHER])
+    assert calls == (Call("get_weather", {}),)

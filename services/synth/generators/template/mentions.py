@@ -70,6 +70,11 @@ _PUNCT = re.compile(r"[,;:.?!()—]")
 _AT = re.compile(r"^,?\s*(?:at|@)\s+")
 _TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
 _AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
+_NOT_PHRASE = frozenset(
+    "know knowing get getting find finding see make do be have use using help learn compare "
+    "calculate check same each all both any more which what how".split()
+)
+"""Words that start an ask, not a value ("to know the total", "for the same day")."""
 _FILLER = frozenset("a an the my me you it this that these those them there here some any".split())
 _SET = re.compile(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)")
 _RELATIVE = re.compile(
@@ -201,7 +206,7 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
     for m in _SPELLED.finditer(text):
         found.add(m.start(), m.end(), "spelled", _spelled(m[0]))
     for m in _PHRASE.finditer(text):
-        if not set(m[1].split()) <= _FILLER:
+        if not set(m[1].split()) <= _FILLER and m[1].split()[0] not in _NOT_PHRASE:
             found.add(m.start(1), m.end(1), "phrase", m[1])
     return _mentions(text, _places(text, sorted(found.spans)))
 
