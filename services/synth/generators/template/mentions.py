@@ -70,6 +70,8 @@ _PUNCT = re.compile(r"[,;:.?!()—]")
 _AT = re.compile(r"^,?\s*(?:at|@)\s+")
 _TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
 _AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
+_SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)\.\s")
+_ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.I)
 _NOT_PHRASE = frozenset(
     "know knowing get getting find finding see make do be have use using help learn compare "
     "calculate check same each all both any more which what how".split()
@@ -198,6 +200,8 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
     for m in _NUMBER.finditer(text):  # with a unit, currency, percent sign or exponent first
         if m["unit"] or m["pct"] or m["cur"] or "e" in m["num"].lower():
             found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
+    for m in _ORDINAL.finditer(text):  # "the 16th century" (dates took theirs already)
+        found.add(m.start(), m.end(), "number", float(m[1]))
     for m in _CODE.finditer(text):
         found.add(m.start(), m.end(), "code", m[0])
     _find_names(found)
@@ -248,7 +252,7 @@ def _find_names(found: _Spans) -> None:
     """Runs of capitalised words, not a sentence's first word, cut before a kept span."""
     text = found.text
     for m in _CAP.finditer(text):
-        said = re.split(r"\.\s", m[0], maxsplit=1)[0]  # "Hilton New York. Can you": two
+        said = _SENTENCE_END.split(m[0], maxsplit=1)[0]  # "Hilton New York. Can you": two
         start, name = m.start(), re.sub(r"'s$", "", said.rstrip("."))
         if _sentence_start(text, start):  # the sentence's first word is capitalised anyway
             first = name.split(" ", 1)

@@ -648,7 +648,7 @@ def _order_twins(params: Sequence[_Param], mentions: Sequence[Mention]) -> None:
     families: dict[tuple[str, str], list[_Param]] = {}
     for param in params:
         family = _family(param.name)
-        if family is not None:
+        if family is not None and param.kind != "array":  # lists keep what they won
             families.setdefault((family, param.kind), []).append(param)
     for members in families.values():
         if len(members) < 2:
