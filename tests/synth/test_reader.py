@@ -294,3 +294,19 @@ def test_ordinals_are_numbers_and_titles_do_not_end_a_name() -> None:
     assert ("number", "16th") in said and ("name", "Mr. Smith") in said
     cut = {m.text for m in find_mentions("Book Hilton New York. Can you?")}
     assert "Hilton New York" in cut
+
+
+FILTER = _tool(
+    "design_filter",
+    "Design an RC filter.",
+    {
+        "capacitance": {"type": "number", "description": "The capacitance in farads (F)"},
+        "cutoff": {"type": "number", "description": "Cutoff frequency in kHz"},
+    },
+    ["capacitance", "cutoff"],
+)
+
+
+def test_prefixed_units_in_the_unit_the_description_asks_for() -> None:
+    calls = read("Design a filter with capacitance of 220µF and a cutoff of 3kHz.", [FILTER])
+    assert calls == (Call("design_filter", {"capacitance": 0.00022, "cutoff": 3.0}),)

@@ -497,7 +497,8 @@ def _convert(param: _Param, mention: Mention) -> Any:
         description = str(param.schema.get("description", "")).lower()
         if mention.kind == "percent" and "percent" not in description:
             return value / 100
-        return value
+        factor = _scale(mention.text, description)
+        return value * factor if factor >= 1 else value / round(1 / factor)
     if mention.kind in ("number", "spelled"):
         value = float(mention.value)  # type: ignore[arg-type]
         return str(int(value)) if value.is_integer() else str(value)
@@ -506,6 +507,28 @@ def _convert(param: _Param, mention: Mention) -> Any:
     if mention.kind in ("quoted", "time", "datetime"):
         return str(mention.value)
     return mention.text
+
+
+_PREFIXED = {
+    "µF": ("farad", "µf", 1e-6), "uF": ("farad", "uf", 1e-6), "mH": ("henr", "mh", 1e-3),
+    "kHz": ("hertz", "khz", 1e3), "MHz": ("hertz", "mhz", 1e6), "GHz": ("hertz", "ghz", 1e9),
+    "mV": ("volt", "mv", 1e-3), "mA": ("amp", "ma", 1e-3), "kW": ("watt", "kw", 1e3),
+    "kJ": ("joule", "kj", 1e3), "kPa": ("pascal", "kpa", 1e3), "ms": ("second", "ms", 1e-3),
+    "km": ("met", "km", 1e3), "cm": ("met", "cm", 1e-2), "mm": ("met", "mm", 1e-3),
+}  # fmt: skip
+"""An SI-prefixed unit → (its base unit's word, the unit as said, the factor)."""
+_UNIT_TAIL = re.compile(r"(µF|uF|mH|kHz|MHz|GHz|mV|mA|kW|kJ|kPa|ms|km|cm|mm)$")
+
+
+def _scale(said: str, description: str) -> float:
+    """The factor that states a prefixed value in the unit the description asks for ("50mH"
+    for "the inductance in henries": 0.05); 1 when it asks for the prefixed unit itself."""
+    unit = _UNIT_TAIL.search(said.strip())
+    if not unit:
+        return 1.0
+    base, symbol, factor = _PREFIXED[unit[1]]
+    prefixed = re.search(rf"\b{symbol}\b|\b(?:kilo|milli|micro|centi|mega|giga)", description)
+    return factor if base in description and not prefixed else 1.0
 
 
 def _date_as(param: _Param, iso: str) -> str:
