@@ -33,8 +33,7 @@ import cv2
 import numpy as np
 from scenedetect.backends.opencv import VideoCaptureAdapter
 
-from services.planner.export.media import ffmpeg_binary
-from services.planner.ingest.probe import Probe
+from services.planner.ingest.probe import Probe, analysis_ffmpeg
 
 try:
     import fcntl
@@ -66,7 +65,7 @@ def _start(path: Path, width: int, height: int, *, fast: bool) -> subprocess.Pop
     decoded frame's timestamp to its stderr)."""
     shown = ",showinfo=checksum=0" if fast else ""  # after the scale: no full-size pass
     argv = [
-        ffmpeg_binary(), "-hide_banner", "-nostdin", "-nostats",
+        analysis_ffmpeg(), "-hide_banner", "-nostdin", "-nostats",
         "-loglevel", "info" if fast else "error",
         "-threads", "1", *(DECODER_FLAGS if fast else ()), "-i", str(path),
         "-map", "0:v:0", "-an", "-sn",
