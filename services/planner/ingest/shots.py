@@ -297,6 +297,9 @@ def _peaks(curve: list[tuple[int, float, float, float]], h: int) -> list[tuple[i
             first -= 1
         while last + 1 < n and change[last + 1] >= _PLATEAU * change[i]:
             last += 1
+        if change[first : last + 1].max() > change[i]:  # the shoulder of a larger change
+            i += 1
+            continue
         middle = (first + last + 1) // 2
         around = np.concatenate(
             [
