@@ -3,15 +3,19 @@
 Analysis never needs more than ~320 px, so ffmpeg decodes on one thread and scales each
 frame down (area averaging) before it leaves the process: Python never copies a 720p or
 4K frame. ffmpeg also applies the display rotation, so frames arrive as a player shows
-them. :class:`FfmpegCapture` has the few ``cv2.VideoCapture`` methods PySceneDetect's
-``VideoCaptureAdapter`` calls (``isOpened``, ``grab``, ``retrieve``, ``get``, ``release``).
+them. :class:`FrameBatches` (what analysis uses) reads them into arrays of a few dozen
+frames, each with its number in the file, for detectors that work on a whole batch at once;
+:class:`FfmpegCapture` has the few ``cv2.VideoCapture`` methods PySceneDetect's
+``VideoCaptureAdapter`` calls (``isOpened``, ``grab``, ``retrieve``, ``get``, ``release``),
+for the same detectors frame by frame.
 
 Decoding is most of an analysis' cost, so the decoder is told to do less
 (:data:`DECODER_FLAGS`): no in-loop deblocking (its blocks vanish in the 320 px area
 average) and no decoding of frames no other frame refers to (in H.264/HEVC with B-frames,
 about a third of the frames; never two in a row with x264's B-pyramid). ffmpeg's
-``showinfo`` filter reports each decoded frame's timestamp on stderr; where timestamps
-jump over a frame the capture hands out the frame before it again — the very same array,
+``showinfo`` filter reports each decoded frame's timestamp on stderr. In a batch a skipped
+frame is simply absent (its number is missing); where timestamps jump over a frame the
+capture hands out the frame before it again — the very same array,
 and ``repeated`` set — so frame ``n`` is still the ``n``-th frame of the file. The detectors
 pass over those (:class:`RepeatWatch`): frames reach them through PySceneDetect's decoding
 thread, which reads ahead, so the mark travels with the frame (its identity) rather than

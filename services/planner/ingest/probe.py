@@ -2,8 +2,9 @@
 
 Read from the header that ``ffmpeg -i`` prints (no ffprobe needed: the ffmpeg bundled with
 imageio-ffmpeg has none). Rotation comes from the display matrix (``displaymatrix: rotation
-of -90.00 degrees``) or the older ``rotate`` tag; a quarter turn swaps width and height, so
-a phone video stored as 1920×1080 with a 90° matrix is *portrait*.
+of -90.00 degrees``; ``Display Matrix: …`` in newer ffmpeg) or the older ``rotate`` tag; a
+quarter turn swaps width and height, so a phone video stored as 1920×1080 with a 90° matrix
+is *portrait*.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ _DURATION = re.compile(r"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)")
 _VIDEO = re.compile(r"Stream #\d+:\d+.*?: Video: (.*)")
 _SIZE = re.compile(r"\b(\d{2,5})x(\d{2,5})\b")
 _FPS = re.compile(r"([\d.]+(?:k)?) (fps|tbr)\b")
-_MATRIX = re.compile(r"displaymatrix: rotation of (-?[\d.]+) degrees")
+_MATRIX = re.compile(r"display ?matrix: rotation of (-?[\d.]+) degrees", re.I)
+"""``displaymatrix:`` up to ffmpeg 6, ``Display Matrix:`` since."""
 _ROTATE_TAG = re.compile(r"^\s*rotate\s*:\s*(-?\d+)", re.M)
 _SQUARE_TOLERANCE = 0.05
 
