@@ -24,6 +24,8 @@ analysis pinned to one CPU core (and OpenCV, torch and numba to one thread). Fig
   time other work held the core; the CPU figure does not, so it is the steadier one
   (``analysis_speed_x_cpu_all`` over every file).
 - ``failures``: the files, shots and tracks that missed, for whoever tunes detection.
+- ``python_calibration_us`` and ``load_average`` (1, 5 and 15 minute load before and after
+  the run): how busy the machine was, to read the speed figures by.
 """
 
 from __future__ import annotations
@@ -273,7 +275,7 @@ def run(
     """Generate (or reuse) the media under ``media_dir`` and measure every figure.
 
     ``small``: two footage files at a quarter of their size and two 12 s tracks."""
-    calibration = calibration_us()
+    calibration, load_before = calibration_us(), os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="ingest-bench-") as scratch:
         root = Path(media_dir) if media_dir else Path(scratch)
         options = (
@@ -297,6 +299,7 @@ def run(
         "per_track": scored,
         "failures": _failures(files, scored),
         "python_calibration_us": calibration,
+        "load_average": {"before": list(load_before), "after": list(os.getloadavg())},
     }
 
 

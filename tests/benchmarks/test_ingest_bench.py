@@ -106,6 +106,7 @@ def test_the_ingest_command_writes_every_figure(tmp_path: Path) -> None:
     for row in figures["per_file"]:  # ffmpeg's CPU counts: a file costs some CPU, not none
         assert row["cpu_s"] > 0, row
     assert figures["python_calibration_us"] > 0 and figures["pinned"]["opencv_threads"] == 1
+    assert len(figures["load_average"]["before"]) == len(figures["load_average"]["after"]) == 3
     assert set(figures["tag_accuracy_by_tag"]) == {"shaky", "dark", "slowmo", "orientation"}
     assert {t["name"] for t in figures["per_track"]} == {s.name for s in default_specs(2, 12.0)}
     assert set(figures["failures"]) == {"cuts", "tags", "tracks"}

@@ -32,6 +32,7 @@ from services.verifier.task import Clip, MusicTrack, Orientation, Task
 
 __all__ = [
     "SAMPLE_RATE",
+    "bundled_ffmpeg",
     "ffmpeg_binary",
     "generate_example_media",
     "has_ffprobe",
@@ -102,6 +103,12 @@ def ffmpeg_binary(name: str = "ffmpeg") -> str:
 
 def has_ffprobe() -> bool:
     return shutil.which("ffprobe") is not None
+
+
+def bundled_ffmpeg() -> str | None:
+    """The static ffmpeg the ``imageio-ffmpeg`` wheel ships, or None (no wheel, or none for
+    this platform)."""
+    return _bundled_ffmpeg()
 
 
 @functools.cache

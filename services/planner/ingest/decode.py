@@ -3,15 +3,19 @@
 Analysis never needs more than ~320 px, so ffmpeg decodes on one thread and scales each
 frame down (area averaging) before it leaves the process: Python never copies a 720p or
 4K frame. ffmpeg also applies the display rotation, so frames arrive as a player shows
-them. :class:`FfmpegCapture` has the few ``cv2.VideoCapture`` methods PySceneDetect's
-``VideoCaptureAdapter`` calls (``isOpened``, ``grab``, ``retrieve``, ``get``, ``release``).
+them. :class:`FrameBatches` (what analysis uses) reads them into arrays of a few dozen
+frames, each with its number in the file, for detectors that work on a whole batch at once;
+:class:`FfmpegCapture` has the few ``cv2.VideoCapture`` methods PySceneDetect's
+``VideoCaptureAdapter`` calls (``isOpened``, ``grab``, ``retrieve``, ``get``, ``release``),
+for the same detectors frame by frame.
 
 Decoding is most of an analysis' cost, so the decoder is told to do less
 (:data:`DECODER_FLAGS`): no in-loop deblocking (its blocks vanish in the 320 px area
 average) and no decoding of frames no other frame refers to (in H.264/HEVC with B-frames,
 about a third of the frames; never two in a row with x264's B-pyramid). ffmpeg's
-``showinfo`` filter reports each decoded frame's timestamp on stderr; where timestamps
-jump over a frame the capture hands out the frame before it again — the very same array,
+``showinfo`` filter reports each decoded frame's timestamp on stderr. In a batch a skipped
+frame is simply absent (its number is missing); where timestamps jump over a frame the
+capture hands out the frame before it again — the very same array,
 and ``repeated`` set — so frame ``n`` is still the ``n``-th frame of the file. The detectors
 pass over those (:class:`RepeatWatch`): frames reach them through PySceneDetect's decoding
 thread, which reads ahead, so the mark travels with the frame (its identity) rather than
@@ -22,18 +26,32 @@ frames, never ``repeated``.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import cv2
 import numpy as np
 from scenedetect.backends.opencv import VideoCaptureAdapter
 
-from services.planner.export.media import ffmpeg_binary
-from services.planner.ingest.probe import Probe
+from services.planner.ingest.probe import Probe, analysis_ffmpeg
 
-__all__ = ["ANALYSIS_WIDTH", "DECODER_FLAGS", "FfmpegCapture", "RepeatWatch", "open_stream"]
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "ANALYSIS_WIDTH",
+    "DECODER_FLAGS",
+    "FfmpegCapture",
+    "FrameBatches",
+    "RepeatWatch",
+    "open_stream",
+]
 
 ANALYSIS_WIDTH = 320
 DECODER_FLAGS = ("-skip_loop_filter", "all", "-flags2", "fast", "-skip_frame", "noref")
@@ -44,6 +62,45 @@ _PTS = re.compile(r"pts_time:\s*(-?[\d.]+)")
 
 def _even(value: float) -> int:
     return max(2, round(value / 2) * 2)
+
+
+def _start(path: Path, width: int, height: int, *, fast: bool) -> subprocess.Popen:
+    """ffmpeg writing ``width``×``height`` BGR frames to its stdout (and, when ``fast``, each
+    decoded frame's timestamp to its stderr)."""
+    shown = ",showinfo=checksum=0" if fast else ""  # after the scale: no full-size pass
+    argv = [
+        analysis_ffmpeg(), "-hide_banner", "-nostdin", "-nostats",
+        "-loglevel", "info" if fast else "error",
+        "-threads", "1", *(DECODER_FLAGS if fast else ()), "-i", str(path),
+        "-map", "0:v:0", "-an", "-sn",
+        "-vf", f"scale={width}:{height}:flags=area{shown}",
+        "-fps_mode", "passthrough", "-pix_fmt", "bgr24", "-f", "rawvideo", "-",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE if fast else subprocess.DEVNULL
+    )
+    _widen(process.stdout, width * height * 3)
+    return process
+
+
+def _widen(pipe: IO[bytes] | None, frame_bytes: int) -> None:
+    """Let the pipe hold a few frames, so ffmpeg and the reader take turns once per few
+    frames rather than several times per frame (Linux; elsewhere the default stays)."""
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if pipe is None or setsize is None:
+        return
+    with contextlib.suppress(OSError):  # capped by /proc/sys/fs/pipe-max-size
+        fcntl.fcntl(pipe.fileno(), setsize, min(1 << 20, 4 * frame_bytes))
+
+
+def _pts_of(stderr: IO[bytes] | None) -> float | None:
+    """The next timestamp ``showinfo`` printed, or None once ffmpeg is done."""
+    assert stderr is not None
+    for line in stderr:
+        found = _PTS.search(line.decode("utf-8", "replace"))
+        if found is not None:
+            return float(found.group(1))
+    return None
 
 
 class FfmpegCapture:
@@ -66,21 +123,7 @@ class FfmpegCapture:
         self._next: np.ndarray | None = None
         self.repeated = False
         """Whether the frame just grabbed stands in for one the decoder skipped."""
-        shown = ",showinfo=checksum=0" if fast else ""  # after the scale: no full-size pass
-        argv = [
-            ffmpeg_binary(), "-hide_banner", "-nostdin", "-nostats",
-            "-loglevel", "info" if fast else "error",
-            "-threads", "1", *(DECODER_FLAGS if fast else ()), "-i", str(path),
-            "-map", "0:v:0", "-an", "-sn",
-            "-vf", f"scale={self.width}:{self.height}:flags=area{shown}",
-            "-fps_mode", "passthrough", "-pix_fmt", "bgr24", "-f", "rawvideo", "-",
-        ]  # fmt: skip
-        self._process = subprocess.Popen(
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE if fast else subprocess.DEVNULL,
-            bufsize=self._size * 4,
-        )
+        self._process = _start(path, self.width, self.height, fast=fast)
 
     def isOpened(self) -> bool:
         return self._process.stdout is not None
@@ -111,17 +154,13 @@ class FfmpegCapture:
 
     def _gap(self) -> int:
         """Frames the decoder skipped before the one just read (from showinfo's timestamp)."""
-        assert self._process.stderr is not None
-        for line in self._process.stderr:
-            found = _PTS.search(line.decode("utf-8", "replace"))
-            if found is None:
-                continue
-            pts = float(found.group(1))
-            last, self._last_pts = self._last_pts, pts
-            if last is None:
-                return 0
-            return max(0, round((pts - last) * self.fps) - 1)
-        return 0
+        pts = _pts_of(self._process.stderr)
+        if pts is None:
+            return 0
+        last, self._last_pts = self._last_pts, pts
+        if last is None:
+            return 0
+        return max(0, round((pts - last) * self.fps) - 1)
 
     def retrieve(self) -> tuple[bool, np.ndarray | None]:
         return self._frame is not None, self._frame
@@ -138,6 +177,55 @@ class FfmpegCapture:
         return values.get(prop, 0.0)
 
     def release(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        for pipe in (self._process.stdout, self._process.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+class FrameBatches:
+    """Decoded frames in batches: ``(numbers, frames)``, the frames' places in the file
+    (ascending; a gap is a frame the decoder skipped) and their pixels, ``(n, h, w, 3)``
+    BGR at analysis size. One ffmpeg, as :class:`FfmpegCapture` starts it; frames go
+    straight from the pipe into the batch's array, and detectors see each batch at once
+    (numpy over the batch instead of a Python call per frame)."""
+
+    def __init__(
+        self, path: Path, header: Probe, *, width: int = ANALYSIS_WIDTH, batch: int = 32
+    ) -> None:
+        shown_w, shown_h = header.display_size
+        self.width = min(_even(shown_w), width)
+        self.height = _even(shown_h * self.width / shown_w)
+        self.fps = header.fps
+        self.batch = batch
+        self.frames = 0
+        """Frames of the file so far: the last decoded frame's number + 1."""
+        self._process = _start(path, self.width, self.height, fast=True)
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        stdout, last_pts = self._process.stdout, None
+        assert stdout is not None
+        shape = (self.batch, self.height, self.width, 3)
+        while True:
+            frames, numbers = np.empty(shape, np.uint8), np.empty(self.batch, np.int64)
+            count = 0
+            while count < self.batch and stdout.readinto(frames[count].data) == frames[0].nbytes:
+                pts = _pts_of(self._process.stderr)
+                step = 1  # as FfmpegCapture counts: the gap to the last decoded frame
+                if pts is not None and last_pts is not None:
+                    step = max(1, round((pts - last_pts) * self.fps))
+                last_pts = pts if pts is not None else last_pts
+                numbers[count] = self.frames - 1 + step if self.frames else 0
+                self.frames = int(numbers[count]) + 1
+                count += 1
+            if count:
+                yield numbers[:count], frames[:count]
+            if count < self.batch:
+                return
+
+    def close(self) -> None:
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()

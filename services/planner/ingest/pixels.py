@@ -107,9 +107,17 @@ class PixelSampler(SceneDetector):
         self._due = 0
 
     def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
-        frame = timecode.frame_num
-        if self._repeated(frame_img):
-            return []
+        if not self._repeated(frame_img):
+            self._take(timecode.frame_num, frame_img)
+        return []
+
+    def process_batch(self, numbers: np.ndarray, frames: np.ndarray) -> None:
+        """The decoded frames ``numbers`` of a file, in order (skipped ones are absent):
+        only the frames a sample needs are looked at."""
+        for frame, image in zip(numbers.tolist(), frames, strict=True):
+            self._take(frame, image)
+
+    def _take(self, frame: int, frame_img: np.ndarray) -> None:
         grey: np.ndarray | None = None
         if self._first is not None:
             if frame == self._first[0] + 1:
@@ -121,7 +129,6 @@ class PixelSampler(SceneDetector):
             if grey is None:
                 grey = cv2.cvtColor(frame_img, cv2.COLOR_BGR2GRAY)
             self._first = (frame, grey)
-        return []
 
 
 def _sample(frame: int, grey: np.ndarray, following: np.ndarray) -> Sample:

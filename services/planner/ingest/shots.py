@@ -92,8 +92,11 @@ class CutDetector(ContentDetector):
         super().__init__(threshold=CUT_THRESHOLD, min_scene_len=min_scene_len)
         self.min_len = min_scene_len
         self._repeated = RepeatWatch()
-        self._history: deque[tuple[FrameTimecode, float]] = deque(maxlen=5)
+        self._history: deque[tuple[int, float, Any]] = deque(maxlen=5)
         self._last_cut: int | None = None
+        self._last_hsv: np.ndarray | None = None
+        self.cuts: list[int] = []
+        """Cut frames found by :meth:`process_batch` (and its ``post_process``)."""
 
     @property
     def event_buffer_length(self) -> int:
@@ -102,30 +105,56 @@ class CutDetector(ContentDetector):
     def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
         if self._repeated(frame_img):
             return []
-        self._history.append((timecode, self._calculate_frame_score(timecode, frame_img)))
+        score = self._calculate_frame_score(timecode, frame_img)
+        self._history.append((timecode.frame_num, score, timecode))
         return self._decide(len(self._history) - 3)
 
-    def post_process(self, timecode: FrameTimecode) -> list:
+    def process_batch(self, numbers: np.ndarray, frames: np.ndarray) -> None:
+        """The decoded frames ``numbers`` of a file, in order (see
+        :class:`~services.planner.ingest.decode.FrameBatches`): each scored against the
+        decoded frame before it — ``content_val``, computed for the whole batch at once —
+        then decided as :meth:`process_frame` decides. Cuts collect in :attr:`cuts`."""
+        for number, score in zip(numbers.tolist(), self._batch_scores(frames), strict=True):
+            self._history.append((number, score, number))
+            self.cuts += self._decide(len(self._history) - 3)
+
+    def _batch_scores(self, frames: np.ndarray) -> list[float]:
+        """ContentDetector's score of each frame against the one before it: the mean over
+        pixels of ``|ΔH| + |ΔS| + |ΔV|``, divided by 3 (its default weights), 0 for a file's
+        first frame."""
+        count, height, width = frames.shape[:3]
+        hsv = cv2.cvtColor(frames.reshape(count * height, width, 3), cv2.COLOR_BGR2HSV)
+        hsv = hsv.reshape(count, height, width * 3)
+        previous = [self._last_hsv, *hsv[:-1]]
+        scores = [
+            0.0 if before is None else cv2.sumElems(cv2.absdiff(now, before))[0]
+            for now, before in zip(hsv, previous, strict=True)
+        ]
+        self._last_hsv = hsv[-1].copy()
+        return [score / (3.0 * height * width) for score in scores]
+
+    def post_process(self, timecode: FrameTimecode | int) -> list:
         found = []
         for index in (len(self._history) - 2, len(self._history) - 1):
             found += self._decide(index)
+        if not isinstance(timecode, FrameTimecode):
+            self.cuts += found
         return found
 
     def _decide(self, index: int) -> list:
         if index < 0:
             return []
-        scores = [score for _, score in self._history]
-        timecode, score = self._history[index]
+        scores = [score for _, score, _ in self._history]
+        frame, score, handle = self._history[index]
         before = scores[max(0, index - 2) : index] or [0.0]
         after = scores[index + 1 : index + 3] or [score]
         calm = min(sum(before) / len(before), sum(after) / len(after))
-        frame = timecode.frame_num
         if score < CUT_THRESHOLD or score < CUT_JUMP * calm:
             return []
         if self._last_cut is not None and frame - self._last_cut < self.min_len:
             return []
         self._last_cut = frame
-        return [timecode]
+        return [handle]
 
 
 class DissolveDetector(SceneDetector):
@@ -142,6 +171,52 @@ class DissolveDetector(SceneDetector):
             h: [] for h in self.halves
         }  # per half-width: (centre frame, D, R / D, darker end's mean)
         self.cuts: list[Cut] = []
+        self._tail: np.ndarray | None = None  # the last 2·h thumbnails, flat, for batches
+        self._tail_end = 0  # frame number after the tail's last
+
+    def process_batch(self, numbers: np.ndarray, frames: np.ndarray) -> None:
+        """The decoded frames ``numbers`` of a file, in order: thumbnails, skipped frames
+        filled in as blends of their decoded neighbours, then ``D`` and ``R`` at every
+        window for the whole batch at once (what :meth:`process_frame` measures frame by
+        frame)."""
+        filled = self._thumbnails(numbers, frames)
+        first = self._tail_end
+        run = filled if self._tail is None else np.concatenate([self._tail, filled])
+        start = first + len(filled) - len(run)  # frame number of run[0]
+        means = cv2.reduce(run, 1, cv2.REDUCE_AVG)[:, 0]
+        size = run.shape[1]
+        for h in self.halves:
+            low = max(first, 2 * h)  # the newest frame of the first full window
+            if low >= first + len(filled):
+                continue
+            ends = slice(low - start, len(run))
+            a, b = run[ends.start - 2 * h : len(run) - 2 * h], run[ends]
+            m = run[ends.start - h : len(run) - h]
+            change = cv2.reduce(cv2.absdiff(a, b), 1, cv2.REDUCE_SUM)[:, 0] / size
+            blend = cv2.addWeighted(a, 0.5, b, 0.5, 0.0)
+            off = cv2.reduce(cv2.absdiff(m, blend), 1, cv2.REDUCE_SUM)[:, 0] / size
+            darker = np.minimum(means[ends.start - 2 * h : len(run) - 2 * h], means[ends])
+            centres = range(low - h, first + len(filled) - h)
+            self._curves[h] += zip(
+                centres, change.tolist(), (off / np.maximum(change, 1e-6)).tolist(),
+                darker.tolist(), strict=True,
+            )  # fmt: skip
+        self._tail = run[-2 * self.halves[-1] :]
+        self._tail_end = first + len(filled)
+
+    def _thumbnails(self, numbers: np.ndarray, frames: np.ndarray) -> np.ndarray:
+        """Flat float thumbnails of every frame from the tail's end to the batch's last:
+        decoded ones, and skipped ones as the linear blend of the decoded frames around."""
+        count = int(numbers[-1]) + 1 - self._tail_end
+        out = np.empty((count, _THUMB[0] * _THUMB[1] * 3), np.float32)
+        last = None if self._tail is None else self._tail[-1]
+        at = self._tail_end - 1
+        for number, thumb in zip(numbers.tolist(), _thumbs(frames), strict=True):
+            for gap in range(at + 1, number):  # frames the decoder skipped
+                share = (gap - at) / (number - at)
+                out[gap - self._tail_end] = last * (1 - share) + thumb * share  # type: ignore[operator]
+            out[number - self._tail_end], last, at = thumb, thumb, number
+        return out
 
     def process_frame(self, timecode: FrameTimecode, frame_img: np.ndarray) -> list:
         if self._repeated(frame_img) and self._buffer:
@@ -187,6 +262,23 @@ class DissolveDetector(SceneDetector):
         return []
 
 
+def _thumbs(frames: np.ndarray) -> np.ndarray:
+    """Each frame area-averaged to a :data:`_THUMB` thumbnail, flat float32. Where the
+    thumbnail divides the frame evenly (320×180 → 64×36) the batch is one stacked image:
+    every output pixel averages a block inside one frame, as frame by frame."""
+    count, height, width = frames.shape[:3]
+    wide, high = _THUMB
+    if height % high == 0 and width % wide == 0:
+        stacked = cv2.resize(
+            frames.reshape(count * height, width, 3), (wide, high * count),
+            interpolation=cv2.INTER_AREA,
+        )  # fmt: skip
+        return stacked.reshape(count, -1).astype(np.float32)
+    return np.stack(
+        [cv2.resize(f, _THUMB, interpolation=cv2.INTER_AREA).reshape(-1) for f in frames]
+    ).astype(np.float32)
+
+
 def _peaks(curve: list[tuple[int, float, float, float]], h: int) -> list[tuple[int, bool, float]]:
     """Isolated linear peaks of ``D`` at half-width ``h``: (plateau middle, black, D / baseline)."""
     if not curve:
@@ -205,6 +297,9 @@ def _peaks(curve: list[tuple[int, float, float, float]], h: int) -> list[tuple[i
             first -= 1
         while last + 1 < n and change[last + 1] >= _PLATEAU * change[i]:
             last += 1
+        if change[first : last + 1].max() > change[i]:  # the shoulder of a larger change
+            i += 1
+            continue
         middle = (first + last + 1) // 2
         around = np.concatenate(
             [

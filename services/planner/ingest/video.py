@@ -18,16 +18,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scenedetect import SceneManager
-from scenedetect.detector import SceneDetector
+from scenedetect import FrameTimecode
 
 from services.planner.export.media import resolve_media
 from services.planner.ingest import captions as cap
-from services.planner.ingest.decode import open_stream
+from services.planner.ingest.decode import FrameBatches
 from services.planner.ingest.errors import CaptionerFailed, MediaUnreadable, NotMedia
-from services.planner.ingest.pixels import PixelSampler, measure
-from services.planner.ingest.probe import probe
-from services.planner.ingest.shots import DissolveDetector, cut_detector, merge_cuts, shot_spans
+from services.planner.ingest.pixels import PixelSampler, Sample, measure
+from services.planner.ingest.probe import Probe, probe
+from services.planner.ingest.shots import (
+    Cut,
+    DissolveDetector,
+    cut_detector,
+    merge_cuts,
+    shot_spans,
+)
 
 __all__ = [
     "MEASURE_VERSION",
@@ -40,8 +45,9 @@ __all__ = [
     "measure_video",
 ]
 
-MEASURE_VERSION = 5
+MEASURE_VERSION = 6
 """Bumped whenever detection or tagging changes, so cached measurements are redone."""
+_PROGRESS_EVERY = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,17 +104,31 @@ def clip_id(digest: str, shot: int) -> str:
     return f"v{digest[:8]}-{shot + 1:02d}"
 
 
-class _Progress(SceneDetector):
-    """Calls ``hook(fraction decoded)`` every ``every`` frames (a job's heartbeat)."""
-
-    def __init__(self, hook: Callable[[float], None], frames: float, every: int = 300) -> None:
-        super().__init__()
-        self.hook, self.frames, self.every = hook, max(frames, 1.0), every
-
-    def process_frame(self, timecode, frame_img) -> list:
-        if timecode.frame_num and timecode.frame_num % self.every == 0:
-            self.hook(round(min(1.0, timecode.frame_num / self.frames), 3))
-        return []
+def _decode(
+    path: Path, header: Probe, *, split_shots: bool, on_progress: Callable[[float], None] | None
+) -> tuple[int, list[Cut], list[Sample]]:
+    """One decoding pass feeding every detector batch by batch: the file's frame count,
+    its shot boundaries (none unless ``split_shots``) and the pixel samples."""
+    fps = header.fps
+    sampler, cuts, dissolves = PixelSampler(fps), cut_detector(fps), DissolveDetector(fps)
+    detectors = [cuts, dissolves, sampler] if split_shots else [sampler]
+    expected, beat = max(header.duration_s * fps, 1.0), _PROGRESS_EVERY
+    batches = FrameBatches(path, header)
+    try:
+        for numbers, frames in batches:
+            for detector in detectors:
+                detector.process_batch(numbers, frames)
+            if on_progress is not None and batches.frames >= beat:
+                on_progress(round(min(1.0, batches.frames / expected), 3))
+                beat = (batches.frames // _PROGRESS_EVERY + 1) * _PROGRESS_EVERY
+    finally:
+        batches.close()
+    if not split_shots:
+        return batches.frames, [], sampler.samples
+    cuts.post_process(batches.frames)
+    dissolves.post_process(FrameTimecode(batches.frames, fps=fps))
+    found = merge_cuts(cuts.cuts, dissolves.cuts, fps=fps, frames=batches.frames)
+    return batches.frames, found, sampler.samples
 
 
 def measure_video(
@@ -119,7 +139,7 @@ def measure_video(
     on_progress: Callable[[float], None] | None = None,
 ) -> Measurement:
     """Decode ``path`` once: cuts and dissolves (unless not ``split_shots``) and pixel samples.
-    ``on_progress`` hears the fraction decoded every 300 frames."""
+    ``on_progress`` hears the fraction decoded every 300 frames or so."""
     path = Path(path)
     header = probe(path)
     digest = digest or content_hash(path)
@@ -127,28 +147,12 @@ def measure_video(
     if header.fps <= 0:
         raise MediaUnreadable(f"{path.name} has no frame rate ffmpeg can read")
     fps = header.fps
-    manager = SceneManager()
-    manager.auto_downscale = False  # the frames arrive at analysis size
-    sampler = PixelSampler(fps)
-    dissolves = DissolveDetector(fps)
-    if split_shots:
-        manager.add_detector(cut_detector(fps))
-        manager.add_detector(dissolves)
-    manager.add_detector(sampler)
-    if on_progress is not None:
-        manager.add_detector(_Progress(on_progress, header.duration_s * fps))
-    video, capture = open_stream(path, header)
-    try:
-        frames = manager.detect_scenes(video)
-    finally:
-        capture.release()
+    frames, cuts, samples = _decode(path, header, split_shots=split_shots, on_progress=on_progress)
     if frames <= 0:
         raise NotMedia(f"{path.name} has no decodable video frames")
-    hard = [c.frame_num for c in manager.get_cut_list()] if split_shots else []
-    cuts = merge_cuts(hard, dissolves.cuts, fps=fps, frames=frames)
     shots = []
     for start, end, kind in shot_spans(cuts, frames):
-        inside = [s for s in sampler.samples if start <= s.frame < end - 1]
+        inside = [s for s in samples if start <= s.frame < end - 1]
         pixels = measure(inside, fps=fps)
         figures = {**pixels.as_dict(), "tags": list(pixels.tags)}
         shots.append({"start_frame": start, "end_frame": end, "begins": kind, **figures})

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from services.planner.export.media import ffmpeg_binary
-from services.planner.ingest.decode import FfmpegCapture
+from services.planner.ingest.decode import FfmpegCapture, FrameBatches
 from services.planner.ingest.probe import probe
 from tests.planner.ingest import footage
 
@@ -86,3 +86,19 @@ def test_a_still_picture_is_never_repeated(tmp_path: Path):
                           tmp_path / "still.mp4")  # fmt: skip
     frames, repeats = _grab_all(path, fast=True)
     assert len(frames) == 30 and not any(repeats)
+
+
+def test_batches_hold_the_decoded_frames_at_their_places(tmp_path: Path):
+    path = _with_b_frames(tmp_path / "b.mp4")
+    frames, repeats = _grab_all(path, fast=True)
+    batches = FrameBatches(path, probe(path), batch=7)
+    try:
+        got = [
+            (int(n), f) for numbers, batch in batches for n, f in zip(numbers, batch, strict=True)
+        ]
+    finally:
+        batches.close()
+    decoded = [i for i, repeated in enumerate(repeats) if not repeated]
+    assert [n for n, _ in got] == decoded and batches.frames == len(frames) == 60
+    for n, frame in got:
+        assert np.array_equal(frame, frames[n]), n

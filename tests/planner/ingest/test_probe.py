@@ -59,6 +59,8 @@ def test_header_text_variants():
     assert found.codec == "hevc"
     with pytest.raises(NotMedia):
         parse_header(header.replace("Video:", "Audio:"))
+    newer = header.replace("displaymatrix:", "Display Matrix:")  # ffmpeg 7 and later
+    assert parse_header(newer).rotation == 270
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from scenedetect import FrameTimecode
+from scenedetect.detectors import ContentDetector
 
 from services.planner.ingest.decode import RepeatWatch
 from services.planner.ingest.pixels import PixelSampler
@@ -79,3 +80,46 @@ def test_a_skipped_frame_is_never_half_of_a_motion_sample():
     for sample in sampler.samples:
         assert sample.frame not in skipped and sample.frame + 1 not in skipped
         assert abs(sample.dx - 2.0) < 0.2 and abs(sample.dy) < 0.2  # the pan, not a stall
+
+
+def _batched(detectors: list, frames: list[np.ndarray], skipped: set[int], size: int) -> None:
+    """Hand the decoded ``frames`` to ``detectors`` in batches of ``size``, as
+    :class:`FrameBatches` does: skipped frames are absent, their numbers missing."""
+    kept = [n for n in range(len(frames)) if n not in skipped]
+    for at in range(0, len(kept), size):
+        numbers = np.array(kept[at : at + size])
+        batch = np.stack([frames[n] for n in numbers])
+        for detector in detectors:
+            detector.process_batch(numbers, batch)
+
+
+def test_batches_find_what_frame_by_frame_finds():
+    frames = _dissolve(40, 24, 110) + [_picture(5)] * 40 + [np.roll(_picture(5), 3, 1)] * 30
+    frames = [
+        np.clip(f.astype(int) + (n % 3), 0, 255).astype(np.uint8) for n, f in enumerate(frames)
+    ]
+    skipped = {n for n in range(1, len(frames)) if n % 4 == 1}
+    single = [cut_detector(FPS), DissolveDetector(FPS), PixelSampler(FPS)]
+    found = _feed(single, frames, skipped)
+    batched = [cut_detector(FPS), DissolveDetector(FPS), PixelSampler(FPS)]
+    _batched(batched, frames, skipped, size=9)
+    batched[0].post_process(len(frames))
+    batched[1].post_process(FrameTimecode(len(frames), fps=FPS))
+    assert batched[0].cuts == found.cuts == [110]
+    assert batched[1].cuts == single[1].cuts and single[1].cuts[0].frame == 52
+    for h in single[1].halves:
+        expected, got = np.array(single[1]._curves[h]), np.array(batched[1]._curves[h])
+        assert expected.shape == got.shape and np.allclose(expected, got, atol=1e-4)
+    assert batched[2].samples == single[2].samples and len(single[2].samples) >= 20
+
+
+def test_batch_scores_are_content_detectors_scores():
+    frames = [_picture(n) for n in range(6)]
+    reference = ContentDetector()
+    expected = [reference._calculate_frame_score(FrameTimecode(n, fps=FPS), f)
+                for n, f in enumerate(frames)]  # fmt: skip
+    detector = cut_detector(FPS)
+    got = detector._batch_scores(np.stack(frames[:4])) + detector._batch_scores(
+        np.stack(frames[4:])
+    )
+    assert np.allclose(got, expected, rtol=1e-9) and got[0] == 0.0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from services.planner.ingest.shots import Cut, merge_cuts, shot_spans
+from services.planner.ingest.shots import Cut, _peaks, merge_cuts, shot_spans
 from services.planner.ingest.video import measure_video
 from tests.planner.ingest import footage
 
@@ -67,3 +67,15 @@ def test_merge_keeps_dissolves_over_a_mid_blend_cut_and_drops_the_ends():
     assert shot_spans(merged, 300) == [
         (0, 61, "start"), (61, 120, "dissolve"), (120, 200, "cut"), (200, 300, "dissolve")
     ]  # fmt: skip
+
+
+def test_the_shoulder_of_a_hard_cut_is_no_dissolve():
+    """A steadily changing shot (a linear change, like a blend) runs into a hard cut: ``D``
+    over the shot is high and even, then higher still across the cut. The shot's plateau is
+    a shoulder of the cut's change, not a dissolve of its own."""
+    steady = [(10.0, 0.5)] * 40 + [(45.0, 0.16)] * 25 + [(58.0, 0.5)] * 12 + [(10.0, 0.5)] * 40
+    curve = [(n, change, ratio, 120.0) for n, (change, ratio) in enumerate(steady)]
+    assert _peaks(curve, 6) == []
+    blend = [(10.0, 0.5)] * 40 + [(45.0, 0.16)] * 12 + [(10.0, 0.5)] * 40
+    (found,) = _peaks([(n, c, r, 120.0) for n, (c, r) in enumerate(blend)], 6)
+    assert found[0] == 46 and not found[1]
