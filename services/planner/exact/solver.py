@@ -198,7 +198,7 @@ def _close_count(search: _Search, n: int, timed: list[tuple[float, Timed]]) -> N
         return
     chosen = [next(c for c, var in enumerate(row) if solver.value(var)) for row in alone.x]
     options = [t for _, t in useful]
-    reach = max(v for v, _ in useful) + bound - search.tolerance
+    reach = max(v for v, _ in useful) + bound
     for hinted in (False, True):
         built = build(verifier, clips, n, options, transition)
         _cap_parts(built, ceiling, [v for v, _ in useful])
@@ -208,7 +208,7 @@ def _close_count(search: _Search, n: int, timed: list[tuple[float, Timed]]) -> N
             else:
                 built.model.add(built.x[i][c] == 1)
         _close(search, built, options)
-        if search.timed_out or search.best_ves >= reach:
+        if search.timed_out or search.best_ves >= reach - search.tolerance:
             return  # the sequence's best timing reaches what any model for n could
 
 
