@@ -120,11 +120,23 @@ def build(
             _sequence_rule(b, x, rule)
         elif isinstance(rule, L.Order):
             _order(b, x, rule)
+    if not options:
+        _break_reversal(b, x)
     objective = sum(coef * var for coef, var in b.terms)
     m.maximize(objective)
     sequence = sum(coef * var for coef, var in b.terms[first:])
     timed = [(sum(coef * var for coef, var in terms), r) for terms, r in parts]
     return Built(m, x, cuts, chosen, objective, b.constant, b.rounding, sequence, timed)
+
+
+def _break_reversal(b: _Builder, x: list[list[cp_model.IntVar]]) -> None:
+    """With no ``order`` rule every part the clips alone decide scores a sequence and its
+    reverse alike (pair variety is symmetric, runs and counts do not see the direction):
+    keep the one whose first clip comes before its last in the pool."""
+    if b.n < 2 or any(isinstance(r, L.Order) for r in b.verifier.task.ledger):
+        return
+    index = range(len(b.clips))
+    b.model.add(sum(c * x[0][c] for c in index) < sum(c * x[-1][c] for c in index))
 
 
 def _timing(
