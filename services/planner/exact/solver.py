@@ -1,7 +1,8 @@
 """Branch and bound over (shot count, music option) models, each solved by CP-SAT.
 
-Every model gets a quick optimistic value (its fixed parts, the best end-point table entry,
-and 1 for each part the clips decide); models are solved best-first and the rest skipped
+Music options with equal grids are merged. Every count gets a quick optimistic value (the
+best timing any n-shot cut on a merged option's grid can earn, ``timing.best_timing``, plus
+every part the clips decide at its best); counts are solved best-first and the rest skipped
 once none can beat the best verified timeline. Inside a model, each CP-SAT optimum is
 re-verified by the :class:`~services.verifier.score.Verifier` (its VES is the truth); when
 the model's objective over-estimated it (an ``order`` rule's inversions), that clip
