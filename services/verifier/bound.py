@@ -15,6 +15,7 @@ Each soft rule's best score over all timelines bounds S in both cases. Pure code
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -22,6 +23,8 @@ from services.verifier import ledger as L
 from services.verifier.score import WEIGHT_H, WEIGHT_Q, WEIGHT_S, Verifier
 from services.verifier.task import Task
 
+ROUNDING = 1e6
+"""The verifier's VES is rounded to 6 decimals (``Report``)."""
 N_SCAN = 256
 """Shot counts examined one by one; past that every bounded Q term counts as 1."""
 PAIR_SCAN = 300
@@ -248,7 +251,9 @@ def upper_bound(task: Task, verifier: Verifier | None = None) -> Bound:
         broken = WEIGHT_H * h + WEIGHT_S * s_best + WEIGHT_Q
     ves = max(met, broken)
     return Bound(
-        ves=min(1.0, ves + 1e-9),
+        # the verifier reports VES rounded to 6 decimals: round up to them, so a timeline
+        # at the bound is never reported above it
+        ves=min(1.0, math.ceil((ves + 1e-9) * ROUNDING) / ROUNDING),
         hard_met=met,
         hard_broken=broken,
         soft=s_best,

@@ -43,9 +43,21 @@ def test_the_planner_harness_reports_every_figure(tmp_path: Path) -> None:
         "search_vs_exact",
         "exact_p95_s",
         "exact_proven_rate",
+        "exact_cpu_p95_s",
+        "load_1m",
     ):
         assert isinstance(figures[key], float), key
     assert 0 <= figures["mean_gap_to_bound"] <= figures["mean_upper_bound"]
     assert 0 <= figures["exact_proven_rate"] <= 1
     assert figures["mean_ves"] >= figures["oneshot_mean_ves"]
     assert figures["naive_repaired_mean_ves"] >= figures["naive_draft_mean_ves"]
+
+
+def test_the_planner_harness_runs_the_small_tier_alone() -> None:
+    figures = planner_bench.run(None, n=0, small_tier=2, exact_time_limit_s=20)
+    assert "tasks" not in figures and figures["small_tier_tasks"] == 2
+    for key in ("exact_mean_ves", "exact_proven_rate", "exact_cpu_p95_s", "exact_proven_cpu_s"):
+        assert isinstance(figures[key], float), key
+    assert figures["exact_cpu_p95_s"] > 0  # of 2 tasks, p95 is the slower one
+    assert figures["exact_proven_cpu_s"] <= figures["exact_cpu_p95_s"]
+    assert figures["python_calibration_us"] > 0 and figures["load_1m"] >= 0

@@ -12,6 +12,7 @@ from services.verifier.bound import hard_window, upper_bound
 from services.verifier.protocol import TaskIn, TimelineIn
 from services.verifier.score import Verifier
 from services.verifier.task import Brief, Clip, Task
+from services.verifier.timeline import CUT, FrameRange, Shot, Timeline
 from tests.verifier.factories import seq
 from tests.verifier.test_properties import PROPERTY, scenarios, tasks, timelines
 
@@ -99,3 +100,14 @@ def test_a_shot_length_rule_no_shot_can_meet_is_bounded_not_a_crash() -> None:
     bound = upper_bound(task)
     assert bound.hard_met == 0.0
     assert Verifier(task).verify(seq(("c0", 60))).ves <= bound.ves
+
+
+def test_the_bound_covers_the_verifiers_rounding() -> None:
+    # a one-frame clip: VES 0.95166666…, reported as 0.951667, above the unrounded bound
+    clip = Clip(id="c0", duration=1, caption="surfer", tags=frozenset({"surf"}))
+    task = Task.build(
+        id="t", fps=30, brief=Brief("surfer sunset ocean", style="energetic"), clips=[clip]
+    )
+    one_frame = Timeline(30, (Shot("c0", FrameRange(0, 1), CUT),), None)
+    assert Verifier(task).verify(one_frame).ves == 0.951667
+    assert upper_bound(task).ves >= 0.951667

@@ -19,7 +19,7 @@ from services.planner.exact import timing
 from services.planner.exact.discretise import MusicOption
 from services.verifier import ledger as L
 from services.verifier.score import Verifier
-from services.verifier.timeline import Transition
+from services.verifier.timeline import MusicPlacement, Transition
 
 SCALE = 10_000_000
 SEQUENCE = (L.MustInclude, L.MustExclude, L.OrientationRule, L.MaxConsecutiveTag, L.Coverage)
@@ -38,6 +38,10 @@ class Built:
     constant: float
     rounding: float
     """The most the integer objective can differ from the exact one (VES units)."""
+    sequence: cp_model.LinearExpr
+    """The objective's terms the clip sequence alone decides (all of it with no options)."""
+    timed: list[tuple[cp_model.LinearExpr, float]]
+    """Per music option, its timing terms (0 unless it is chosen) and their rounding."""
 
 
 class _Builder:
@@ -77,8 +81,16 @@ class _Builder:
         ]
 
 
-Timed = tuple[MusicOption, float, list[float]]
-"""A music option, what the fixed rules add with it, and its end-point table."""
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """The music options that share one grid, merged: for each end point, what the fixed
+    and length-only rules add with the option that adds most there, and that option's
+    placement (a timeline ending there is scored with it)."""
+
+    option: MusicOption
+    """One of the options (the grid and pacing are the same for all)."""
+    table: list[float]
+    placements: list[MusicPlacement | None]
 
 
 def build(
@@ -96,18 +108,35 @@ def build(
     chosen = [m.new_bool_var(f"music{k}") for k in range(len(options))]
     if options:
         m.add_exactly_one(chosen)
-    cuts = [
-        _timing(b, x, timed, transition, flag) for timed, flag in zip(options, chosen, strict=True)
-    ]
+    cuts, parts = [], []
+    for timed, flag in zip(options, chosen, strict=True):
+        first, rounding = len(b.terms), b.rounding
+        cuts.append(_timing(b, x, timed, transition, flag))
+        parts.append((b.terms[first:], b.rounding - rounding))
+    first = len(b.terms)
     _rubric(b, x)
     for rule in verifier.task.ledger:
         if isinstance(rule, SEQUENCE):
             _sequence_rule(b, x, rule)
         elif isinstance(rule, L.Order):
             _order(b, x, rule)
+    if not options:
+        _break_reversal(b, x)
     objective = sum(coef * var for coef, var in b.terms)
     m.maximize(objective)
-    return Built(m, x, cuts, chosen, objective, b.constant, b.rounding)
+    sequence = sum(coef * var for coef, var in b.terms[first:])
+    timed = [(sum(coef * var for coef, var in terms), r) for terms, r in parts]
+    return Built(m, x, cuts, chosen, objective, b.constant, b.rounding, sequence, timed)
+
+
+def _break_reversal(b: _Builder, x: list[list[cp_model.IntVar]]) -> None:
+    """With no ``order`` rule every part the clips alone decide scores a sequence and its
+    reverse alike (pair variety is symmetric, runs and counts do not see the direction):
+    keep the one whose first clip comes before its last in the pool."""
+    if b.n < 2 or any(isinstance(r, L.Order) for r in b.verifier.task.ledger):
+        return
+    index = range(len(b.clips))
+    b.model.add(sum(c * x[0][c] for c in index) < sum(c * x[-1][c] for c in index))
 
 
 def _timing(
@@ -118,15 +147,15 @@ def _timing(
     flag: cp_model.IntVar,
 ) -> list[cp_model.IntVar]:
     """One music option, in force when ``flag``: cut positions on its grid, shot lengths
-    within each clip's media, its fixed part, end-point table and the length rules."""
-    option, fixed, by_total = timed
+    within each clip's media, its end-point table and the length rules."""
+    option = timed.option
     m, n, grid = b.model, b.n, option.grid
     domain = cp_model.Domain.from_values(grid)
     cuts = [m.new_int_var_from_domain(domain, "") for _ in range(n)]  # cuts[-1]: the end
     end = m.new_int_var(0, len(grid) - 1, "")
     m.add_element(end, list(grid), cuts[-1])
     pacing = timing.pacing_table(b.verifier, option, n)
-    b.table(end, [fixed + t + p for t, p in zip(by_total, pacing, strict=True)], flag)
+    b.table(end, [t + p for t, p in zip(timed.table, pacing, strict=True)], flag)
     before, after = transition.before_cut, transition.after_cut
     lengths = []
     for i in range(n):
@@ -272,27 +301,46 @@ def _order(b: _Builder, x: list, rule: L.Order) -> None:
             flag = m.new_bool_var("")
             m.add(b.shots_in(x, verifier.matching(selector))[position] >= 1).only_enforce_if(flag)
             oks.append(flag)
-    in_order = m.new_bool_var("")
     both = rule.before is not None and rule.after is not None
+    inverted = []  # inverted[k]: shot i is an "after" and a later shot j a "before" one
     if both:
         before = b.shots_in(x, verifier.matching(rule.before))
         after = b.shots_in(x, verifier.matching(rule.after))
         for i in range(n):
             for j in range(i + 1, n):
-                m.add(after[i] + before[j] <= 1).only_enforce_if(in_order)
-    else:
-        m.add(in_order == 1)
+                pair = m.new_bool_var("")
+                m.add(pair >= after[i] + before[j] - 1)
+                inverted.append(pair)
     if rule.hard:
         sat = m.new_bool_var("")
-        for flag in (*oks, in_order):
+        for flag in oks:
             m.add_implication(sat, flag)
+        for pair in inverted:
+            m.add_implication(sat, ~pair)
         b.reward(w, sat)
         return
-    # score ≤ 1 − failed/(checks + 1·both) − [inversions]/((checks + 1)·n²)
+    # score ≤ 1 − failed/(checks + 1·both) − inversions/((checks + 1)·most pairs)
     checks = len(oks)
     denominator = checks + (1 if both else 0)
-    penalty = 1.0 / ((checks + 1) * n * n) if both else 0.0
-    b.constant += w * (1.0 - (checks / denominator if denominator else 0.0) - penalty)
+    b.constant += w * (1.0 - (checks / denominator if denominator else 0.0))
     for flag in oks:
         b.reward(w / denominator, flag)
-    b.reward(w * penalty, in_order)
+    if inverted:
+        penalty = w / ((checks + 1) * _most_pairs(b, rule))
+        for pair in inverted:
+            b.reward(-penalty, pair)
+
+
+def _most_pairs(b: _Builder, rule: L.Order) -> int:
+    """The most (before, after) shot pairs ``n`` distinct clips of the pool can hold: the
+    verifier divides the inversions by the pairs, so dividing by this never penalises more."""
+    assert rule.before is not None and rule.after is not None
+    before = b.verifier.matching(rule.before) & set(b.clips)
+    after = b.verifier.matching(rule.after) & set(b.clips)
+    n, shared = b.n, len(before & after)
+    most = max(
+        (k * a for k in range(min(n, len(before)) + 1) for a in range(min(n, len(after)) + 1)
+         if k + a <= n + min(shared, k, a)),
+        default=0,
+    )
+    return max(1, most)

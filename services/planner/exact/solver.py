@@ -1,7 +1,8 @@
 """Branch and bound over (shot count, music option) models, each solved by CP-SAT.
 
-Every model gets a quick optimistic value (its fixed parts, the best end-point table entry,
-and 1 for each part the clips decide); models are solved best-first and the rest skipped
+Music options with equal grids are merged. Every count gets a quick optimistic value (the
+best timing any n-shot cut on a merged option's grid can earn, ``timing.best_timing``, plus
+every part the clips decide at its best); counts are solved best-first and the rest skipped
 once none can beat the best verified timeline. Inside a model, each CP-SAT optimum is
 re-verified by the :class:`~services.verifier.score.Verifier` (its VES is the truth); when
 the model's objective over-estimated it (an ``order`` rule's inversions), that clip
@@ -19,7 +20,7 @@ from itertools import combinations
 from ortools.sat.python import cp_model
 
 from services.planner.exact import timing
-from services.planner.exact.discretise import music_options, transition_in
+from services.planner.exact.discretise import MusicOption, music_options, transition_in
 from services.planner.exact.model import SCALE, SEQUENCE, Built, Timed, build
 from services.planner.exact.pool import choose_clips
 from services.verifier import ledger as L
@@ -119,28 +120,49 @@ def solve(
 
 
 def _models(search: _Search, max_shots: int) -> list[tuple[float, int, list[tuple[float, Timed]]]]:
-    """Per shot count: each music option's best timing parts, and the count's optimistic
-    value (that plus every clip-decided part at its best), best first."""
+    """Per shot count: the music options merged by grid, each with its best timing
+    (``timing.best_timing``), and the count's optimistic value (the best timing plus every
+    clip-decided part at its best), best first."""
     verifier = search.verifier
-    lengths = sum(
-        timing.weight(r, verifier) for r in verifier.task.ledger if isinstance(r, L.ShotLength)
-    )
     tables = [(o, timing.total_table(verifier, o)) for o in music_options(verifier.task)]
     out = []
     for n in range(1, min(max_shots, len(search.clips)) + 1):
         timed: list[tuple[float, Timed]] = []
-        for option, by_total in tables:
-            fixed = timing.fixed_part(verifier, option, n, search.transition)
-            if fixed is None:
-                continue
-            pacing = timing.pacing_table(verifier, option, n)
-            best = fixed + max(map(sum, zip(by_total, pacing, strict=True))) + lengths
-            timed.append((best, (option, fixed, by_total)))
+        for merged in _merge(search, tables, n):
+            pacing = timing.pacing_table(verifier, merged.option, n)
+            table = [t + p for t, p in zip(merged.table, pacing, strict=True)]
+            best = timing.best_timing(
+                verifier, search.clips, merged.option, n, search.transition, table
+            )
+            if best > -math.inf:
+                timed.append((best, merged))
         if timed:
             top = max(v for v, _ in timed) + _sequence_ceiling(search, n)
             out.append((top, n, timed))
     out.sort(key=lambda m: (-m[0], m[1]))
     return out
+
+
+def _merge(
+    search: _Search, tables: list[tuple[MusicOption, list[float]]], n: int
+) -> list[Timed]:
+    """The options with ``n`` grid points or more, those sharing a grid merged into one:
+    at each end point the option whose fixed and length-only rules add most. The cuts, the
+    shot lengths and so every other part are the same under each, so nothing is lost."""
+    groups: dict[tuple[int, ...], Timed] = {}
+    for option, by_total in tables:
+        fixed = timing.fixed_part(search.verifier, option, n, search.transition)
+        if fixed is None:
+            continue
+        values = [fixed + t for t in by_total]
+        have = groups.get(option.grid)
+        if have is None:
+            groups[option.grid] = Timed(option, values, [option.placement] * len(values))
+            continue
+        for j, value in enumerate(values):
+            if value > have.table[j]:
+                have.table[j], have.placements[j] = value, option.placement
+    return list(groups.values())
 
 
 def _run(search: _Search, model: cp_model.CpModel) -> tuple[cp_model.CpSolver, int]:
@@ -156,9 +178,9 @@ def _run(search: _Search, model: cp_model.CpModel) -> tuple[cp_model.CpSolver, i
 
 def _close_count(search: _Search, n: int, timed: list[tuple[float, Timed]]) -> None:
     """Close the models for ``n`` shots. First the clip-decided parts alone: their optimum
-    bounds every music option (an option that cannot beat the best verified stays out); then
-    that clip sequence with its best timing; only when it falls short of the bound, the full
-    model (hinted with the sequence)."""
+    bounds every music option (an option that cannot beat the best verified stays out); then that
+    clip sequence with its best timing; only when it falls short of the bound, the full
+    model (hinted with the sequence, each part capped by its own bound)."""
     verifier, clips, transition = search.verifier, search.clips, search.transition
     alone = build(verifier, clips, n, [], transition)
     solver, status = _run(search, alone.model)
@@ -167,8 +189,9 @@ def _close_count(search: _Search, n: int, timed: list[tuple[float, Timed]]) -> N
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         search.timed_out = True
         return
-    bound = solver.best_objective_bound / SCALE + alone.constant + alone.rounding
-    useful = [(v + bound, t) for v, t in timed if v + bound > search.best_ves + 1e-9]
+    ceiling = math.floor(solver.best_objective_bound + 1e-6)
+    bound = ceiling / SCALE + alone.constant + alone.rounding
+    useful = [(v, t) for v, t in timed if v + bound > search.best_ves + 1e-9]
     if not useful:
         return
     if status != cp_model.OPTIMAL:
@@ -176,16 +199,27 @@ def _close_count(search: _Search, n: int, timed: list[tuple[float, Timed]]) -> N
         return
     chosen = [next(c for c, var in enumerate(row) if solver.value(var)) for row in alone.x]
     options = [t for _, t in useful]
-    fixed = build(verifier, clips, n, options, transition)
-    for i, c in enumerate(chosen):
-        fixed.model.add(fixed.x[i][c] == 1)
-    _close(search, fixed, options)
-    if search.timed_out or search.best_ves >= max(v for v, _ in useful) - search.tolerance:
-        return  # the sequence's best timing reaches what any model for n could
-    full = build(verifier, clips, n, options, transition)
-    for i, c in enumerate(chosen):
-        full.model.add_hint(full.x[i][c], 1)
-    _close(search, full, options)
+    reach = max(v for v, _ in useful) + bound
+    for hinted in (False, True):
+        built = build(verifier, clips, n, options, transition)
+        _cap_parts(built, ceiling, [v for v, _ in useful])
+        for i, c in enumerate(chosen):
+            if hinted:
+                built.model.add_hint(built.x[i][c], 1)
+            else:
+                built.model.add(built.x[i][c] == 1)
+        _close(search, built, options)
+        if search.timed_out or search.best_ves >= reach - search.tolerance:
+            return  # the sequence's best timing reaches what any model for n could
+
+
+def _cap_parts(built: Built, ceiling: int, timings: list[float]) -> None:
+    """Redundant caps that tighten the LP: the sequence's terms by the proven optimum of
+    the sequence alone, each option's timing terms by its best timing (``best_timing``)."""
+    built.model.add(built.sequence <= ceiling)
+    for (expr, rounding), value, flag in zip(built.timed, timings, built.music, strict=True):
+        if not isinstance(expr, int):
+            built.model.add(expr <= (math.ceil((value + rounding) * SCALE) + 1) * flag)
 
 
 def _sequence_ceiling(search: _Search, n: int) -> float:
@@ -250,4 +284,5 @@ def _timeline(
         shots.append(Shot(search.clips[c], source, transition if i else CUT))
         start = end
     fps = search.verifier.task.fps
-    return Timeline(fps=fps, shots=tuple(shots), music=options[k][0].placement), chosen
+    end = options[k].option.grid.index(start)
+    return Timeline(fps=fps, shots=tuple(shots), music=options[k].placements[end]), chosen

@@ -10,6 +10,10 @@ verifier's numbers, not a copy of its formulas.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from services.planner.exact.discretise import MusicOption
 from services.verifier import ledger as L
 from services.verifier.score import WEIGHT_H, WEIGHT_Q, WEIGHT_S, Verifier
@@ -90,3 +94,62 @@ def fixed_part(
         WEIGHT_S if sum(r.weight for r in ledger if not r.hard) <= 0 else 0.0
     )  # H and S count 1 with no rules of their kind
     return fixed + empty + RUBRIC_PART * report.components.beats
+
+
+def _length_windows(verifier: Verifier) -> tuple[list[tuple[float, int, int]], list]:
+    """The soft ``shot_length`` rules (weight, min, max) and the hard ones."""
+    rules = [r for r in verifier.task.ledger if isinstance(r, L.ShotLength)]
+    soft = [(weight(r, verifier), r.min, r.max) for r in rules if not r.hard]
+    return soft, [r for r in rules if r.hard]
+
+
+def _shot_reward(
+    lengths: np.ndarray, low: int, cap: int, soft: list[tuple[float, int, int]], n: int
+) -> np.ndarray:
+    """Per shot length: what the soft length rules give it (−inf where the shot cannot
+    have that length: below ``low`` or above ``cap``)."""
+    reward = np.zeros(lengths.shape)
+    for w, lo, hi in soft:  # score 1 − offending / shots: w / n per shot within the window
+        reward += (w / n) * ((lengths >= lo) & (lengths <= hi))
+    return np.where((lengths >= low) & (lengths <= cap), reward, -np.inf)
+
+
+def best_timing(
+    verifier: Verifier,
+    clips: list[str],
+    option: MusicOption,
+    n: int,
+    transition: Transition,
+    table: list[float],
+) -> float:
+    """The most the timing parts (``table`` over the end point, plus the ``shot_length``
+    rules) can give ``n`` shots on ``option``'s grid, whichever clips fill them.
+
+    A dynamic programme over the grid, exact but for the clips: each shot may be as long as
+    the longest clip's media at its position. So it bounds every timeline of the
+    discretisation with ``n`` shots and ``option``; −inf when none fits. Each subset of the
+    hard ``shot_length`` rules is tried as the set the timeline meets."""
+    soft, hard = _length_windows(verifier)
+    grid = np.asarray(option.grid)
+    starts = np.concatenate(([0], grid))
+    span = grid[None, :] - starts[:, None]  # span[s, j]: a shot from starts[s] to grid[j]
+    durations = [verifier.task.clips[c].duration for c in clips]
+    before, after, half = transition.before_cut, transition.after_cut, transition.duration >> 1
+    best = -math.inf
+    for chosen in range(1 << len(hard)):
+        met = [r for k, r in enumerate(hard) if chosen >> k & 1]
+        lo = max([r.min for r in met], default=0)
+        hi = min([r.max for r in met], default=math.inf)
+        gain = sum(weight(r, verifier) for r in met)
+        value = np.full(len(starts), -np.inf)
+        value[0] = 0.0  # the timeline starts at frame 0
+        for i in range(n):
+            into, last = (after if i else 0), i == n - 1
+            low = max(1, into + (0 if last else half), lo)
+            cap = max(d - (before if i else 0) - (0 if last else after) for d in durations)
+            reward = _shot_reward(span, low, min(cap, hi), soft, n)
+            ends = np.max(value[:, None] + reward, axis=0)
+            value = np.concatenate(([-np.inf], ends))
+        total = np.max(value[1:] + np.asarray(table)) + gain
+        best = max(best, float(total))
+    return best
