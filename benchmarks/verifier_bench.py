@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 import typer
 
-from services.verifier.protocol import TaskIn, TimelineIn
+from protocol.verifier import TaskIn, TimelineIn
 from services.verifier.score import Verifier
 
 SHOTS = 30

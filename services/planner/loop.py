@@ -24,12 +24,12 @@ from typing import Any
 
 from clients.errors import APITimeoutError
 from clients.verifier import VerifierClient
+from protocol.verifier import ReportOut, TimelineIn
+from protocol.verifier.patch import patch_payload
+from protocol.verifier.timeline import timeline_payload
 from services.planner.judging import judge
 from services.planner.proposers.base import Proposer
 from services.verifier.limits import Limits
-from services.verifier.protocol import ReportOut, TimelineIn
-from services.verifier.protocol.patch import patch_payload
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.score import Verifier
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline

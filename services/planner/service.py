@@ -14,24 +14,24 @@ from sqlalchemy.engine import Engine
 
 from clients.errors import RefineryClientError
 from clients.verifier import VerifierClient
-from services.common.errors import RefineryError, UnavailableError
-from services.common.metrics import PLAN_ROUNDS, PLAN_VES
-from services.planner.compiling import compile_task
-from services.planner.config import PlannerSettings
-from services.planner.loop import Branch, BudgetExceeded, LoopEvent, LoopOptions, run_branch
-from services.planner.proposers.base import Proposer, ProposerError
-from services.planner.protocol import (
+from protocol.planner import (
     BranchOut,
     CompiledOut,
     PlanRequest,
     PlanResponse,
     RoundOut,
 )
+from protocol.verifier import TimelineOut
+from protocol.verifier.timeline import timeline_payload
+from services.common.errors import RefineryError, UnavailableError
+from services.common.metrics import PLAN_ROUNDS, PLAN_VES
+from services.planner.compiling import compile_task
+from services.planner.config import PlannerSettings
+from services.planner.loop import Branch, BudgetExceeded, LoopEvent, LoopOptions, run_branch
+from services.planner.proposers.base import Proposer, ProposerError
 from services.planner.records import PlanRow, ScoredRecord, new_plan_id, save_plan
 from services.planner.registry import ProposerRegistry
 from services.verifier.bound import upper_bound
-from services.verifier.protocol import TimelineOut
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline
 

@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from protocol.jobs import JobOut
 from services.common.errors import RefineryError
 from services.common.jobs import FINISHED, Job, JobQueue, LeaseLost
-from services.common.protocol import JobOut
 from services.common.worker import Handler, JobContext, Worker
 from services.trainer.config import TrainerSettings
 from services.trainer.store import ModelRow, Store

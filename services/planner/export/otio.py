@@ -24,7 +24,8 @@ import opentimelineio as otio
 
 from services.planner.export.errors import NotExecutable
 from services.planner.export.urls import media_url
-from services.verifier.task import MusicTrack, Task
+from services.verifier.pool import MusicTrack
+from services.verifier.task import Task
 from services.verifier.timeline import Timeline, TransitionType, to_seconds
 
 __all__ = ["otio_bytes", "otio_json", "to_otio", "write_otio"]

@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 from scenedetect.backends.opencv import VideoCaptureAdapter
 
-from services.planner.export.media import ffmpeg_binary
+from protocol.media import ffmpeg_binary
 from services.planner.ingest.probe import Probe
 
 __all__ = ["ANALYSIS_WIDTH", "DECODER_FLAGS", "FfmpegCapture", "RepeatWatch", "open_stream"]

@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.planner.export.media import ffmpeg_binary
+from protocol.media import ffmpeg_binary
 from services.planner.ingest.errors import MediaUnreadable, NotMedia
 
 __all__ = ["Probe", "orientation_of", "probe"]

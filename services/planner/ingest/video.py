@@ -21,7 +21,7 @@ from typing import Any
 from scenedetect import SceneManager
 from scenedetect.detector import SceneDetector
 
-from services.planner.export.media import resolve_media
+from protocol.media import resolve_media
 from services.planner.ingest import captions as cap
 from services.planner.ingest.decode import open_stream
 from services.planner.ingest.errors import CaptionerFailed, MediaUnreadable, NotMedia
