@@ -241,8 +241,7 @@ def plan(
     if (task is None) == (not media):
         raise fail("give either a TASK file or --media (with --music and --brief)")
     console = Console(highlight=False)
-    task_body = read_json(task) if task is not None else None
-    timeline_body = read_json(timeline) if timeline is not None else None
+    task_body, timeline_body = _bodies(task, timeline)
     if make_media and task_body is not None:
         _make_task_media(task_body, media_root, console)
     from clients.planner import PlannerClient
@@ -258,9 +257,28 @@ def plan(
                    "candidates": candidates, "seed": seed}  # fmt: skip
         result = _plan_live(client, task_body, timeline_body, proposer, options, console)
         _show(result, console)
-        if otio is not None:
-            otio.write_bytes(client.otio(result.plan_id, media_url_base=media_url_base))
-            console.print(f"wrote {otio}")
-        if render is not None:
-            _render(client, result.plan_id, render, console)
+        _export(client, result.plan_id, otio, render, media_url_base, console)
     raise typer.Exit(0 if result.feasible else 1)
+
+
+def _bodies(task: Path | None, timeline: Path | None) -> tuple[Any, Any]:
+    """The task's and the starting timeline's JSON, each None when not given."""
+    task_body = read_json(task) if task is not None else None
+    timeline_body = read_json(timeline) if timeline is not None else None
+    return task_body, timeline_body
+
+
+def _export(
+    client: PlannerClient,
+    plan_id: str,
+    otio: Path | None,
+    render: Path | None,
+    media_url_base: str | None,
+    console: Console,
+) -> None:
+    """Write the plan as .otio and render it to MP4, each when asked."""
+    if otio is not None:
+        otio.write_bytes(client.otio(plan_id, media_url_base=media_url_base))
+        console.print(f"wrote {otio}")
+    if render is not None:
+        _render(client, plan_id, render, console)
