@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Response
 
-from services.verifier.protocol import VerifyRequest
+from protocol.verifier import VerifyRequest
 
 app = FastAPI()
 

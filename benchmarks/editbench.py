@@ -44,7 +44,7 @@ from benchmarks.editbench_plan import (
     plan_shots,
 )
 from benchmarks.editbench_vocab import ASPECTS, STYLES, THEMES
-from services.verifier.protocol import TaskIn, TimelineIn
+from protocol.verifier import TaskIn, TimelineIn
 from services.verifier.score import Verifier
 
 __all__ = [

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from benchmarks.editbench import generate_row
-from services.verifier.protocol import TaskIn, TimelineIn
+from protocol.verifier import TaskIn, TimelineIn
 from services.verifier.score import Verifier
 
 MAX_CLIPS = 12

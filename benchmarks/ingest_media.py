@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.ingest_tracks import TrackTruth, default_specs, write_tracks
-from services.planner.export.media import ffmpeg_binary
+from protocol.media import ffmpeg_binary
 
 __all__ = ["FOOTAGE", "FileTruth", "MediaTruth", "Segment", "ShotTruth", "generate"]
 

@@ -20,12 +20,12 @@ from typing import Any
 import typer
 
 from benchmarks.editbench import generate
+from protocol.verifier import TaskIn
+from protocol.verifier.timeline import timeline_payload
 from services.planner.proposers.drafting import render_draft_messages
 from services.planner.proposers.hf import HFProposer, clear_cache
 from services.planner.proposers.prompting import patch_text, render_messages
 from services.planner.proposers.simple_draft import simple_draft
-from services.verifier.protocol import TaskIn
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.score import Verifier
 from services.verifier.task import Task
 

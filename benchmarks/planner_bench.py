@@ -48,13 +48,13 @@ from rich.progress import Progress
 from benchmarks import editbench_small
 from benchmarks.verifier_bench import calibration_us, serve
 from clients.verifier import VerifierClient
+from protocol.verifier import TaskIn
+from protocol.verifier.timeline import timeline_payload
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
 from services.planner.exact.solver import solve
 from services.planner.proposers.simple_draft import simple_draft
 from services.planner.relevance import backend
-from services.verifier.protocol import TaskIn
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.score import Verifier
 
 

@@ -48,7 +48,8 @@ from services.synth.catalog import builtin_catalog
 from services.synth.checker import check_calls
 from services.synth.generators.template import TemplateGenerator
 from services.synth.naturalness import distinct_2, leaks_label, mean_words
-from services.synth.pipeline import Outcome, synthesize
+from services.synth.outcome import Outcome
+from services.synth.pipeline import synthesize
 from services.synth.sampling import Sampler, normalised_entropy
 
 

@@ -29,6 +29,8 @@ from fastapi.testclient import TestClient
 
 from benchmarks.verifier_bench import serve
 from clients.verifier import VerifierClient
+from protocol.verifier import TaskIn
+from protocol.verifier.timeline import timeline_payload
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
 from services.planner.proposers.base import Proposal, Proposer, ProposerStats
@@ -36,8 +38,6 @@ from services.planner.proposers.search import SearchProposer
 from services.planner.proposers.simple_draft import simple_draft
 from services.trainer.teachers import TeacherEndpoint, TeacherRegistry
 from services.verifier import patches as P
-from services.verifier.protocol import TaskIn
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.score import Report
 from services.verifier.task import Task
 from services.verifier.timeline import FrameRange, Timeline

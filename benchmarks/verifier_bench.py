@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 import typer
 
-from services.verifier.protocol import TaskIn, TimelineIn
+from protocol.verifier import TaskIn, TimelineIn
 from services.verifier.score import Verifier
 
 SHOTS = 30
@@ -46,7 +46,24 @@ TAGS = ["surf", "ocean", "wide", "close", "aerial", "sunset", "beach", "slowmo",
 
 def bench_task(seed: int = 0) -> dict[str, Any]:
     """A Task.1 with a 60-clip pool, one track on a 120 bpm grid and 12 constraints."""
-    rng = random.Random(seed)
+    brief = {
+        "text": "30 s upbeat surf reel: open on the ocean, surfers and beach, end on the sunset",
+        "aspect": "9:16",
+        "style": "energetic",
+    }
+    return {
+        "schema": "Task.1",
+        "id": "bench-verifier",
+        "fps": FPS,
+        "brief": brief,
+        "clips": _bench_clips(random.Random(seed)),
+        "music": _bench_music(),
+        "ledger": _bench_ledger(),
+    }
+
+
+def _bench_clips(rng: random.Random) -> list[dict[str, Any]]:
+    """The 60-clip pool: portrait clips of random subjects, three tags each."""
     clips = []
     for i in range(CLIPS):
         subject = rng.choice(SUBJECTS)
@@ -62,6 +79,11 @@ def bench_task(seed: int = 0) -> dict[str, Any]:
                 "quality": round(rng.uniform(0.4, 1.0), 2),
             }
         )
+    return clips
+
+
+def _bench_music() -> list[dict[str, Any]]:
+    """One 200 s track, a beat every 0.5 s and a downbeat on every fourth."""
     beats = [round(0.5 * k, 3) for k in range(1, 400)]
     music = [
         {
@@ -74,6 +96,11 @@ def bench_task(seed: int = 0) -> dict[str, Any]:
             "mood": "upbeat",
         }
     ]
+    return music
+
+
+def _bench_ledger() -> list[dict[str, Any]]:
+    """Twelve constraints: every kind but ``max_consecutive_tag``, three of them soft."""
     ledger = [
         {"id": "L1", "kind": "duration", "min_s": 28, "max_s": 32, "target_s": 30},
         {"id": "L2", "kind": "shot_length", "min_s": 0.5, "max_s": 2.5},
@@ -107,20 +134,7 @@ def bench_task(seed: int = 0) -> dict[str, Any]:
             "min_fraction": 1.0,
         },
     ]
-    brief = {
-        "text": "30 s upbeat surf reel: open on the ocean, surfers and beach, end on the sunset",
-        "aspect": "9:16",
-        "style": "energetic",
-    }
-    return {
-        "schema": "Task.1",
-        "id": "bench-verifier",
-        "fps": FPS,
-        "brief": brief,
-        "clips": clips,
-        "music": music,
-        "ledger": ledger,
-    }
+    return ledger
 
 
 def bench_timeline(task: dict[str, Any]) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from clients.errors import (
     RefineryClientError,
     error_from_response,
 )
-from services.common.protocol import FINISHED
+from protocol.jobs import FINISHED
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",

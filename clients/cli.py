@@ -10,7 +10,6 @@ pydantic and the wire models are imported inside the commands that use them.
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 import signal
 import subprocess
@@ -18,11 +17,16 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.text import Text
+
+from clients.cli_common import error, fail, read_json, service_errors
+from clients.cli_ingest import ingest
+from clients.cli_plan import plan
+from clients.cli_synth import synth
+from clients.cli_train import train_app
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -38,40 +42,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-
-def _error(message: str) -> None:
-    Console(stderr=True).print(Text.assemble(("error: ", "bold red"), message))
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``message`` and give the :class:`typer.Exit` to raise."""
-    _error(message)
-    return typer.Exit(code)
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise _fail(f"{path} is not valid JSON: {exc}") from None
-
-
-@contextlib.contextmanager
-def service_errors(service: str, base_url: str) -> Iterator[None]:
-    """Turn client errors into one clear line and exit code 2."""
-    from clients.errors import APIConnectionError, APIError, RefineryClientError
-
-    try:
-        yield
-    except APIConnectionError:
-        raise _fail(f"{service} not reachable at {base_url}: start it with `refinery up`") from None
-    except APIError as exc:
-        raise _fail(f"the {service} refused the request: {exc}") from None
-    except RefineryClientError as exc:
-        raise _fail(str(exc)) from None
 
 
 @app.command()
@@ -99,7 +69,7 @@ def verify(
     from clients.render import render_report
     from clients.verifier import VerifierClient
 
-    task_body, timeline_body = _read_json(task), _read_json(timeline)
+    task_body, timeline_body = read_json(task), read_json(timeline)
     client = VerifierClient(url, api_key=api_key)
     with service_errors("verifier", client.base_url), client:
         report = client.verify(task_body, timeline_body)
@@ -142,7 +112,7 @@ def _run_command(command: list[str], env: dict[str, str]) -> int:
     try:
         process = subprocess.Popen(_command_argv(command), env=env)
     except OSError as exc:
-        _error(f"cannot run {command[0]}: {exc}")
+        error(f"cannot run {command[0]}: {exc}")
         return 127
     previous = {
         signal.SIGINT: signal.signal(signal.SIGINT, lambda *_: None),
@@ -222,18 +192,18 @@ def up(
     try:
         selected, skipped = select_services(names, host=host)
     except StackError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if skipped:
         console.print(f"[dim]skipped (not installed): {', '.join(skipped)}[/]")
     if not selected:
-        raise _fail("no service to start")
+        raise fail("no service to start")
     with _sigterm_interrupts(), Stack(selected, data_dir=data_dir) as stack:
         try:
             stack.start(timeout=timeout)
         except StackError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         except KeyboardInterrupt:
-            raise _fail("interrupted while starting; stopping the stack", 130) from None
+            raise fail("interrupted while starting; stopping the stack", 130) from None
         for service in selected:
             if service.reused:
                 console.print(f"reusing the {service.name} already running at {service.url}")
@@ -248,18 +218,9 @@ def main() -> None:  # pragma: no cover - console entry for ``python -m clients`
 
 
 def _register_commands() -> None:
-    from clients.cli_plan import plan
-
     app.command(help="Plan a task on the planner; show rounds, report and VES.")(plan)
-    from clients.cli_ingest import ingest
-
     app.command(help="Analyse footage and music; with --brief, write a full task.")(ingest)
-    from clients.cli_train import train_app
-
     app.add_typer(train_app, name="train")
-
-    from clients.cli_synth import synth
-
     app.command(help="Synthesize verified tool-use examples into a JSONL file.")(synth)
 
 

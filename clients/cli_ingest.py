@@ -18,6 +18,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from clients.cli_common import fail, service_errors
+
 if TYPE_CHECKING:
     from clients.planner import PlannerClient
 
@@ -146,11 +148,10 @@ def ingest(
     ] = None,
 ) -> None:
     """Analyse footage and music; with --brief, compile a full Task.1 (else clips and music)."""
-    from clients.cli import _fail, service_errors
     from clients.planner import PlannerClient
 
     if captions not in CAPTION_SOURCES:
-        raise _fail(f"--captions must be one of {', '.join(CAPTION_SOURCES)}")
+        raise fail(f"--captions must be one of {', '.join(CAPTION_SOURCES)}")
     console = Console(highlight=False)
     client = PlannerClient(url, api_key=api_key)
     with service_errors("planner", client.base_url), client:

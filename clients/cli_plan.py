@@ -18,9 +18,11 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from clients.cli_common import fail, read_json, service_errors
+
 if TYPE_CHECKING:
     from clients.planner import PlannerClient
-    from services.planner.protocol import PlanResponse
+    from protocol.planner import PlanResponse
 
 _ROUND_COLUMNS = (
     SpinnerColumn(),
@@ -120,11 +122,10 @@ def _task_from_media(
     console: Console,
 ) -> dict[str, Any]:
     """A ledger-less Task.1 from footage, music and a brief; the planner compiles the ledger."""
-    from clients.cli import _fail
     from clients.cli_ingest import analyze
 
     if not brief or not brief.strip():
-        raise _fail("--media needs --brief: one sentence saying what the cut should be")
+        raise fail("--media needs --brief: one sentence saying what the cut should be")
     if make_media:
         _make_footage(media, console)
     analysis = analyze(client, media, music, media_root=media_root, console=console)
@@ -140,7 +141,7 @@ def _task_from_media(
 
 
 def _make_footage(media: list[Path], console: Console) -> None:
-    from services.planner.export.footage import find_spec, generate_footage
+    from protocol.footage import find_spec, generate_footage
 
     for folder in media:
         spec = find_spec(folder if folder.is_dir() else folder.parent)
@@ -152,8 +153,8 @@ def _make_footage(media: list[Path], console: Console) -> None:
 
 
 def _make_task_media(task_body: dict[str, Any], media_root: Path, console: Console) -> None:
-    from services.planner.export.media import generate_example_media
-    from services.verifier.protocol import TaskIn
+    from protocol.media import generate_example_media
+    from protocol.verifier import TaskIn
 
     made = generate_example_media(TaskIn.model_validate(task_body).to_task(), media_root)
     if made:
@@ -237,13 +238,10 @@ def plan(
 ) -> None:
     """Plan TASK (or --media with --brief) on the planner; exit 0 if feasible, 1 if not, 2 on
     errors."""
-    from clients.cli import _fail, _read_json, service_errors
-
     if (task is None) == (not media):
-        raise _fail("give either a TASK file or --media (with --music and --brief)")
+        raise fail("give either a TASK file or --media (with --music and --brief)")
     console = Console(highlight=False)
-    task_body = _read_json(task) if task is not None else None
-    timeline_body = _read_json(timeline) if timeline is not None else None
+    task_body, timeline_body = _bodies(task, timeline)
     if make_media and task_body is not None:
         _make_task_media(task_body, media_root, console)
     from clients.planner import PlannerClient
@@ -259,9 +257,28 @@ def plan(
                    "candidates": candidates, "seed": seed}  # fmt: skip
         result = _plan_live(client, task_body, timeline_body, proposer, options, console)
         _show(result, console)
-        if otio is not None:
-            otio.write_bytes(client.otio(result.plan_id, media_url_base=media_url_base))
-            console.print(f"wrote {otio}")
-        if render is not None:
-            _render(client, result.plan_id, render, console)
+        _export(client, result.plan_id, otio, render, media_url_base, console)
     raise typer.Exit(0 if result.feasible else 1)
+
+
+def _bodies(task: Path | None, timeline: Path | None) -> tuple[Any, Any]:
+    """The task's and the starting timeline's JSON, each None when not given."""
+    task_body = read_json(task) if task is not None else None
+    timeline_body = read_json(timeline) if timeline is not None else None
+    return task_body, timeline_body
+
+
+def _export(
+    client: PlannerClient,
+    plan_id: str,
+    otio: Path | None,
+    render: Path | None,
+    media_url_base: str | None,
+    console: Console,
+) -> None:
+    """Write the plan as .otio and render it to MP4, each when asked."""
+    if otio is not None:
+        otio.write_bytes(client.otio(plan_id, media_url_base=media_url_base))
+        console.print(f"wrote {otio}")
+    if render is not None:
+        _render(client, plan_id, render, console)

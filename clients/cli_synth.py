@@ -12,9 +12,11 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from clients.cli_common import fail, read_json, service_errors
+
 if TYPE_CHECKING:
     from clients.synth import SynthClient
-    from services.synth.protocol import SynthJobOut
+    from protocol.synth import SynthJobOut
 
 def parse_mix(text: str | None) -> dict[str, float] | None:
     """``simple=0.4,parallel=0.6`` → ``{"simple": 0.4, "parallel": 0.6}``."""
@@ -39,9 +41,7 @@ def _catalog(value: str) -> str | list[Any]:
     """A stored catalog's name, or the tools of a JSON file when ``value`` is one."""
     path = Path(value)
     if value.endswith(".json") or path.is_file():
-        from clients.cli import _read_json
-
-        tools = _read_json(path)
+        tools = read_json(path)
         return tools if isinstance(tools, list) else tools.get("tools", tools)
     return value
 
@@ -60,7 +60,7 @@ def _stages(job: SynthJobOut) -> Table:
 
 
 def _poll(client: SynthClient, job: SynthJobOut, n: int, console: Console) -> SynthJobOut:
-    from services.common.protocol import FINISHED
+    from protocol.jobs import FINISHED
 
     columns = (
         SpinnerColumn(),
@@ -119,10 +119,8 @@ def synth(
 ) -> None:
     """Synthesize N verified tool-use examples into OUT; exit 0 when all N were made,
     1 when the job ended short (failed, cancelled, or too few accepted), 2 on errors."""
-    from clients.cli import _fail, service_errors
-
     if format not in ("trl", "bfcl"):
-        raise _fail(f"--format must be trl or bfcl, not {format!r}")
+        raise fail(f"--format must be trl or bfcl, not {format!r}")
     console = Console(highlight=False)
     options = {"n": n, "seed": seed, "mix": parse_mix(mix), "generator": generator}
     options.update(max_refine_rounds=max_refine_rounds, isolate=isolate)
@@ -137,7 +135,7 @@ def synth(
             job = _poll(client, job, n, console)
         except KeyboardInterrupt:
             client.cancel(job.job_id)
-            raise _fail(f"interrupted: cancelled job {job.job_id}", 130) from None
+            raise fail(f"interrupted: cancelled job {job.job_id}", 130) from None
         console.print(_stages(job))
         rows = _export(client, job.job_id, out, format)
         accepted = job.progress.get("accepted", rows)

@@ -12,10 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from clients.cli_common import service_errors
+
 if TYPE_CHECKING:
     from clients.trainer import TrainerClient
-    from services.common.protocol import JobOut
-    from services.trainer.protocol import DatasetOut
+    from protocol.jobs import JobOut
+    from protocol.trainer import DatasetOut
 
 train_app = typer.Typer(
     name="train",
@@ -90,8 +92,6 @@ def dataset_build(
     api_key: KeyOption = None,
 ) -> None:
     """Pull the sources and build a dataset; print its statistics."""
-    from clients.cli import service_errors
-
     console = Console(highlight=False)
     filters = {"margin": margin, "min_ves_gain": min_ves_gain, "max_rows": max_rows}
     filters = {k: v for k, v in filters.items() if v is not None}
@@ -146,8 +146,6 @@ def run(
 ) -> None:
     """Queue a train job and follow its progress (--no-wait: return once queued); exit 0 if
     it succeeds, 1 if not."""
-    from clients.cli import service_errors
-
     console = Console(highlight=False)
     client = _client(url, api_key)
     with service_errors("trainer", client.base_url), client:
@@ -173,8 +171,6 @@ def run(
 @train_app.command("models")
 def models(url: UrlOption = None, api_key: KeyOption = None) -> None:
     """List trained checkpoints."""
-    from clients.cli import service_errors
-
     client = _client(url, api_key)
     with service_errors("trainer", client.base_url), client:
         found = client.models()
@@ -205,8 +201,6 @@ def publish(
     api_key: KeyOption = None,
 ) -> None:
     """Register the checkpoint with the planner as proposer hf:<model_id>."""
-    from clients.cli import service_errors
-
     client = _client(url, api_key)
     with service_errors("trainer", client.base_url), client:
         done = client.publish(model_id, planner_url=planner_url)

@@ -27,9 +27,9 @@ import orjson
 from clients.base import AsyncAPIClient, Call, SyncAPIClient, healthy, parse_model, wire
 from clients.errors import APIResponseValidationError, RefineryClientError, error_from_response
 from clients.verifier import TaskLike, TimelineLike
-from services.common.protocol import JobOut
-from services.planner.protocol import CompileResponse, PlanResponse, ProposerOut
-from services.verifier.protocol import TaskIn
+from protocol.jobs import JobOut
+from protocol.planner import CompileResponse, PlanResponse, ProposerOut
+from protocol.verifier import TaskIn
 
 __all__ = [
     "DEFAULT_PLANNER_URL",

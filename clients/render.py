@@ -6,7 +6,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from services.verifier.protocol import ReportOut
+from protocol.verifier import ReportOut
 
 __all__ = ["render_report"]
 

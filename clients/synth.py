@@ -30,7 +30,7 @@ from clients.base import (
 )
 from clients.errors import RefineryClientError
 from clients.planner import RecordsPage, _records
-from services.synth.protocol import (
+from protocol.synth import (
     CatalogOut,
     CatalogSummary,
     EvaluateResponse,

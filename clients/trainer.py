@@ -29,8 +29,8 @@ from clients.base import (
     poll_job_async,
 )
 from clients.errors import RefineryClientError
-from services.common.protocol import JobOut
-from services.trainer.protocol import DatasetOut, ModelOut, PublishOut, PullResponse
+from protocol.jobs import JobOut
+from protocol.trainer import DatasetOut, ModelOut, PublishOut, PullResponse
 
 __all__ = ["DEFAULT_TRAINER_URL", "AsyncTrainerClient", "TrainerClient"]
 

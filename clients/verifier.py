@@ -23,7 +23,7 @@ import httpx
 
 from clients.base import AsyncAPIClient, Call, SyncAPIClient, healthy, parse_model, wire
 from clients.errors import RefineryClientError
-from services.verifier.protocol import (
+from protocol.verifier import (
     ApplyResponse,
     BatchResponse,
     PatchIn,

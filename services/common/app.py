@@ -33,6 +33,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
+from protocol.common import ErrorOut
 from services.common.db import (
     create_tables,
     describe_db_error,
@@ -51,7 +52,6 @@ from services.common.logs import RateLimitedLog, configure_logging
 from services.common.metrics import CONTENT_TYPE_LATEST, HttpMetrics, mark_process_dead
 from services.common.middleware import RefineryMiddleware
 from services.common.openapi import register_bodies
-from services.common.protocol import ErrorOut
 from services.common.responses import ORJSONResponse, error_response
 from services.common.settings import CommonSettings, exposure_problem
 

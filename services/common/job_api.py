@@ -16,8 +16,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
+from protocol.common import error_responses
+from protocol.jobs import JobOut
 from services.common.jobs import Job, JobQueue
-from services.common.protocol import JobOut, error_responses
 
 __all__ = ["JobView", "job_routes"]
 

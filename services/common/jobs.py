@@ -25,9 +25,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from protocol.jobs import FINISHED, JobStatus
 from services.common.db import JsonType, UTCDateTime, utcnow, write_engine
 from services.common.errors import ConflictError, NotFoundError, RefineryError, sanitize_message
-from services.common.protocol import FINISHED, JobStatus
 
 __all__ = ["FINISHED", "Job", "JobQueue", "JobStatus", "LeaseLost"]
 

@@ -9,28 +9,29 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from services.common.body import parse_object, validate
-from services.common.errors import ConflictError, NotFoundError
-from services.common.openapi import request_body
-from services.common.protocol import JobOut, error_responses
-from services.common.responses import NDJSONResponse
-from services.planner import records, service
-from services.planner.config import PlannerSettings
-from services.planner.events import NDJSON, plan_events
-from services.planner.export.media import resolve_media
-from services.planner.export.otio import otio_bytes
-from services.planner.ingesting import ANALYZE_KIND
-from services.planner.ingesting import output_path as analysis_path
-from services.planner.protocol import (
+from protocol.common import error_responses
+from protocol.jobs import JobOut
+from protocol.media import resolve_media
+from protocol.planner import (
     AnalysisOutput,
     PlanRequest,
     PlanResponse,
     ProposerOut,
     RegisterProposer,
 )
+from protocol.verifier import TaskIn, TimelineIn
+from services.common.body import parse_object, validate
+from services.common.errors import ConflictError, NotFoundError
+from services.common.openapi import request_body
+from services.common.responses import NDJSONResponse
+from services.planner import records, service
+from services.planner.config import PlannerSettings
+from services.planner.events import NDJSON, plan_events
+from services.planner.export.otio import otio_bytes
+from services.planner.ingesting import ANALYZE_KIND
+from services.planner.ingesting import output_path as analysis_path
 from services.planner.registry import ProposerRegistry
 from services.planner.rendering import RENDER_KIND, output_path
-from services.verifier.protocol import TaskIn, TimelineIn
 
 router = APIRouter(prefix="/v1", tags=["planner"])
 _NDJSON_PAGE = {

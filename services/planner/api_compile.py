@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
-from services.common.protocol import error_responses
+from protocol.common import error_responses
+from protocol.planner import CompileRequest, CompileResponse
 from services.planner.compiling import compile_request
-from services.planner.protocol import CompileRequest, CompileResponse
 
 router = APIRouter(prefix="/v1", tags=["planner"])
 

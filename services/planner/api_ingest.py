@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
+from protocol.common import error_responses
+from protocol.jobs import JobOut
+from protocol.planner import AnalyzeRequest
 from services.common.errors import UnavailableError
-from services.common.protocol import JobOut, error_responses
+from services.planner.ingest.paths import AUDIO_EXTENSIONS, VIDEO_EXTENSIONS, expand
 from services.planner.ingesting import ANALYZE_KIND, ingest_available
-from services.planner.protocol import AnalyzeRequest
 
 router = APIRouter(prefix="/v1", tags=["planner"])
 
@@ -29,6 +34,19 @@ async def analyze_media(body: AnalyzeRequest, request: Request) -> JobOut:
             code="ingest_unavailable",
         )
     media_root = request.app.state.settings.media_root
-    payload = await run_in_threadpool(body.to_payload, media_root)
+    payload = await run_in_threadpool(analysis_payload, body, media_root)
     job = await run_in_threadpool(request.app.state.jobs.submit, ANALYZE_KIND, payload)
     return JobOut.from_job(job)
+
+
+def analysis_payload(body: AnalyzeRequest, media_root: Path) -> dict[str, Any]:
+    """The job's payload: every file, relative to the root; raises for a path outside it
+    or one that does not exist (naming ``paths[i]`` / ``music[i]``)."""
+    files = expand(body.paths, media_root, field="paths", extensions=VIDEO_EXTENSIONS)
+    music = expand(body.music, media_root, field="music", extensions=AUDIO_EXTENSIONS)
+    return {
+        "files": files,
+        "music": music,
+        "split_shots": body.split_shots,
+        "captions": body.captions,
+    }

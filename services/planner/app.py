@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from clients.verifier import VerifierClient
+from protocol.planner import PlanRequest
 from services.common import app as common_app
 from services.common.db import make_engine
 from services.common.job_api import job_routes
@@ -19,7 +20,6 @@ from services.planner.api_compile import router as compile_router
 from services.planner.api_ingest import router as ingest_router
 from services.planner.config import PlannerSettings, get_settings
 from services.planner.ingesting import ANALYZE_KIND, IngestWorker
-from services.planner.protocol import PlanRequest
 from services.planner.registry import ProposerRegistry
 from services.planner.rendering import RENDER_KIND, RenderWorker
 

@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from protocol.planner import CompiledOut, CompileRequest, CompileResponse
+from protocol.verifier import TaskIn
 from services.common.errors import RefineryError, UnavailableError
 from services.common.openai_chat import ChatEndpoint, EndpointRefused, EndpointUnavailable
 from services.planner.config import PlannerSettings
 from services.planner.ingest.brief.compiler import CompiledBrief, compile_rules
-from services.planner.protocol import CompiledOut, CompileRequest, CompileResponse
-from services.verifier.protocol import TaskIn
 
 __all__ = ["compile_request", "compile_task"]
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from clients.verifier import VerifierClient
+from protocol.verifier.requests import BatchResponse, PatchResult
 from services.verifier.limits import Limits
-from services.verifier.protocol.requests import BatchResponse, PatchResult
 
 
 def pack(shots: int, patches: Sequence[dict[str, Any]], caps: Limits) -> list[list[int]]:

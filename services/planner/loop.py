@@ -24,12 +24,12 @@ from typing import Any
 
 from clients.errors import APITimeoutError
 from clients.verifier import VerifierClient
+from protocol.verifier import BatchResponse, PatchResult, ReportOut, TimelineIn
+from protocol.verifier.patch import patch_payload
+from protocol.verifier.timeline import timeline_payload
 from services.planner.judging import judge
 from services.planner.proposers.base import Proposer
 from services.verifier.limits import Limits
-from services.verifier.protocol import ReportOut, TimelineIn
-from services.verifier.protocol.patch import patch_payload
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.score import Verifier
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline
@@ -131,14 +131,7 @@ def run_branch(
     local = Verifier(task)
     timeline, drafted = first_cut(task, proposer, options, start)
     state = timeline_payload(timeline)
-    try:
-        report = verifier.verify(task_wire, state, timeout=_left(options))
-    except APITimeoutError as error:
-        if not _past(options):
-            raise
-        raise BudgetExceeded(
-            f"the verifier did not judge the first cut within the time budget: {error.message}"
-        ) from error
+    report = _judge_first_cut(verifier, task_wire, state, options)
     branch = Branch(proposer.name, timeline, report, draft_ves=report.ves, draft=drafted)
     if on_event is not None:
         on_event(
@@ -164,48 +157,17 @@ def run_branch(
         if not proposals:
             break
         patches = [patch_payload(p.ops, task.fps) for p in proposals]
-        try:
-            answer = judge(
-                verifier, task_wire, state, patches, options.caps, timeout=_left(options)
-            )
-        except APITimeoutError:
-            if not _past(options):
-                raise
+        answer = _judge_round(verifier, task_wire, state, patches, options)
+        if answer is None:
             branch.stopped = "time_budget"  # keep the last accepted cut
             break
-        before = report.model_dump(by_alias=True)
-        ranked: list[tuple[float, int, int]] = []
-        for index, (patch, result) in enumerate(zip(patches, answer.results, strict=True)):
-            after = result.report
-            branch.candidates.append(
-                Candidate(
-                    round=number,
-                    state_timeline=state,
-                    report_before=before,
-                    patch=patch,
-                    report_after=after.model_dump(by_alias=True) if after else None,
-                    rejection=result.error,
-                    ves_before=report.ves,
-                    ves_after=after.ves if after else None,
-                )
-            )
-            if after is not None:  # higher VES first; ties: fewer ops, then proposal order
-                ranked.append((after.ves, -len(patch["ops"]), -index))
-        best = -max(ranked)[2] if ranked else None
+        best = _record_candidates(branch, number, state, report, patches, answer)
         chosen = answer.results[best] if best is not None else None
-        improved = chosen is not None and chosen.report.ves > report.ves + IMPROVEMENT
-        log = RoundLog(
-            round=number,
-            proposer=proposer.name,
-            patch=patches[best] if best is not None else None,
-            ves_before=report.ves,
-            ves_after=chosen.report.ves if chosen else report.ves,
-            accepted=improved,
-        )
+        log = _round_log(number, proposer.name, patches, best, chosen, report)
         branch.rounds.append(log)
         if on_event is not None:
             on_event({"event": "round", **asdict(log)})
-        if not improved:
+        if not log.accepted:
             break
         branch.candidates[len(branch.candidates) - len(patches) + best].accepted = True
         timeline = TimelineIn.model_validate(chosen.timeline.model_dump(by_alias=True)).to_timeline(
@@ -214,6 +176,86 @@ def run_branch(
         state, report = timeline_payload(timeline), chosen.report
         branch.timeline, branch.report = timeline, report
     return branch
+
+
+def _judge_first_cut(
+    verifier: VerifierClient, task_wire: dict[str, Any], state: dict[str, Any], options: LoopOptions
+) -> ReportOut:
+    """The verifier's report on the first cut; past the budget, :class:`BudgetExceeded`."""
+    try:
+        return verifier.verify(task_wire, state, timeout=_left(options))
+    except APITimeoutError as error:
+        if not _past(options):
+            raise
+        raise BudgetExceeded(
+            f"the verifier did not judge the first cut within the time budget: {error.message}"
+        ) from error
+
+
+def _judge_round(
+    verifier: VerifierClient,
+    task_wire: dict[str, Any],
+    state: dict[str, Any],
+    patches: list[dict[str, Any]],
+    options: LoopOptions,
+) -> BatchResponse | None:
+    """The verifier's answer on a round's candidates; None when the budget ran out."""
+    try:
+        return judge(verifier, task_wire, state, patches, options.caps, timeout=_left(options))
+    except APITimeoutError:
+        if not _past(options):
+            raise
+        return None
+
+
+def _record_candidates(
+    branch: Branch,
+    number: int,
+    state: dict[str, Any],
+    report: ReportOut,
+    patches: list[dict[str, Any]],
+    answer: BatchResponse,
+) -> int | None:
+    """Add every candidate of the round to ``branch``; the index of the best applied one."""
+    before = report.model_dump(by_alias=True)
+    ranked: list[tuple[float, int, int]] = []
+    for index, (patch, result) in enumerate(zip(patches, answer.results, strict=True)):
+        after = result.report
+        branch.candidates.append(
+            Candidate(
+                round=number,
+                state_timeline=state,
+                report_before=before,
+                patch=patch,
+                report_after=after.model_dump(by_alias=True) if after else None,
+                rejection=result.error,
+                ves_before=report.ves,
+                ves_after=after.ves if after else None,
+            )
+        )
+        if after is not None:  # higher VES first; ties: fewer ops, then proposal order
+            ranked.append((after.ves, -len(patch["ops"]), -index))
+    return -max(ranked)[2] if ranked else None
+
+
+def _round_log(
+    number: int,
+    proposer: str,
+    patches: list[dict[str, Any]],
+    best: int | None,
+    chosen: PatchResult | None,
+    report: ReportOut,
+) -> RoundLog:
+    """The round as logged: accepted when the best candidate beats the cut by enough."""
+    improved = chosen is not None and chosen.report.ves > report.ves + IMPROVEMENT
+    return RoundLog(
+        round=number,
+        proposer=proposer,
+        patch=patches[best] if best is not None else None,
+        ves_before=report.ves,
+        ves_after=chosen.report.ves if chosen else report.ves,
+        accepted=improved,
+    )
 
 
 def _left(options: LoopOptions) -> float | None:

@@ -17,12 +17,12 @@ from sqlalchemy import Column
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel, select
 
+from protocol.planner import ProposerOut
 from services.common.db import UTCDateTime, utcnow
 from services.common.errors import RefineryError
 from services.planner.config import PlannerSettings
 from services.planner.proposers.base import Proposer
 from services.planner.proposers.hf import ADAPTER_CONFIG
-from services.planner.protocol import ProposerOut
 
 
 class UnknownProposer(RefineryError):

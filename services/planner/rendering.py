@@ -3,7 +3,7 @@
 Renders run on the common durable queue, so a killed planner's render is re-leased and
 finished by the next worker; the output is written atomically under the data dir, keyed by
 job id, so a retried attempt overwrites its own half rather than leaving two files. ffmpeg
-dies with the planner (see :func:`services.planner.export.media.run_child`); a partial
+dies with the planner (see :func:`protocol.media.run_child`); a partial
 output that a dead process left behind is removed when the next render worker starts
 (:func:`remove_stale_partials`). While ffmpeg runs, its ``-progress`` reports move the
 job's ``progress.fraction`` (the share of the timeline written), which the CLI's bar shows.
@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from protocol.verifier import TaskIn, TimelineIn
 from services.common.db import utcnow
 from services.common.jobs import JobQueue
 from services.common.metrics import RENDER_SECONDS
@@ -27,7 +28,6 @@ from services.common.worker import Handler, JobContext, Worker
 from services.planner.config import PlannerSettings
 from services.planner.export.render import render
 from services.planner.records import get_plan
-from services.verifier.protocol import TaskIn, TimelineIn
 
 RENDER_KIND = "planner.render"
 RENDER_LEASE_S = 300.0

@@ -14,24 +14,24 @@ from sqlalchemy.engine import Engine
 
 from clients.errors import RefineryClientError
 from clients.verifier import VerifierClient
-from services.common.errors import RefineryError, UnavailableError
-from services.common.metrics import PLAN_ROUNDS, PLAN_VES
-from services.planner.compiling import compile_task
-from services.planner.config import PlannerSettings
-from services.planner.loop import Branch, BudgetExceeded, LoopEvent, LoopOptions, run_branch
-from services.planner.proposers.base import Proposer, ProposerError
-from services.planner.protocol import (
+from protocol.planner import (
     BranchOut,
     CompiledOut,
     PlanRequest,
     PlanResponse,
     RoundOut,
 )
+from protocol.verifier import TimelineOut
+from protocol.verifier.timeline import timeline_payload
+from services.common.errors import RefineryError, UnavailableError
+from services.common.metrics import PLAN_ROUNDS, PLAN_VES
+from services.planner.compiling import compile_task
+from services.planner.config import PlannerSettings
+from services.planner.loop import Branch, BudgetExceeded, LoopEvent, LoopOptions, run_branch
+from services.planner.proposers.base import Proposer, ProposerError
 from services.planner.records import PlanRow, ScoredRecord, new_plan_id, save_plan
 from services.planner.registry import ProposerRegistry
 from services.verifier.bound import upper_bound
-from services.verifier.protocol import TimelineOut
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline
 
@@ -96,16 +96,45 @@ def execute(
 
     ``on_event`` hears each branch's draft and rounds, tagged with the branch's index.
     """
-    task, task_wire, start = prepared.task, prepared.task_wire, prepared.start
-    loop_options, started = prepared.options, prepared.started
+    branches, outcomes = _run_branches(prepared, verifier, on_event)
+    if not branches:
+        raise UnavailableError(
+            "every proposer failed: " + "; ".join(o.error or "" for o in outcomes),
+            code="planning_failed",
+        )
+    best = max(branches, key=lambda b: b.report.ves)  # first branch wins ties
+    PLAN_ROUNDS.observe(len(best.rounds))
+    PLAN_VES.observe(best.report.ves)
+    plan_id = new_plan_id()
+    response = _response(prepared, plan_id, best, outcomes)
+    row = PlanRow(
+        id=plan_id,
+        task_id=prepared.task.id,
+        ves=response.ves,
+        feasible=response.feasible,
+        task=prepared.task_wire,
+        result=response.model_dump(mode="json", by_alias=True),
+    )
+    save_plan(engine, row, _records(plan_id, prepared.task.id, branches))
+    return response
+
+
+def _run_branches(
+    prepared: PreparedPlan,
+    verifier: VerifierClient,
+    on_event: Callable[[LoopEvent], None] | None,
+) -> tuple[list[Branch], list[BranchOut]]:
+    """Every proposer's branch in turn: those that ran, and every branch's outcome (a failed
+    one says why)."""
     branches: list[Branch] = []
     outcomes: list[BranchOut] = []
     for index, proposer in enumerate(prepared.proposers):
         tagged = None if on_event is None else partial(_tag, on_event, index)
         try:
             branch = run_branch(
-                task_wire, task, proposer, verifier, loop_options, start=start, on_event=tagged
-            )
+                prepared.task_wire, prepared.task, proposer, verifier, prepared.options,
+                start=prepared.start, on_event=tagged,
+            )  # fmt: skip
         except (ProposerError, RefineryClientError, BudgetExceeded) as error:
             outcomes.append(
                 BranchOut(
@@ -130,17 +159,16 @@ def execute(
                 draft=branch.draft,
             )
         )
-    if not branches:
-        raise UnavailableError(
-            "every proposer failed: " + "; ".join(o.error or "" for o in outcomes),
-            code="planning_failed",
-        )
-    best = max(branches, key=lambda b: b.report.ves)  # first branch wins ties
-    PLAN_ROUNDS.observe(len(best.rounds))
-    PLAN_VES.observe(best.report.ves)
-    plan_id = new_plan_id()
+    return branches, outcomes
+
+
+def _response(
+    prepared: PreparedPlan, plan_id: str, best: Branch, outcomes: list[BranchOut]
+) -> PlanResponse:
+    """The plan as answered: the best branch's cut and report, its bound, every branch."""
+    task = prepared.task
     bound = math.ceil(upper_bound(task).ves * 1e4) / 1e4  # rounded up: still a bound
-    response = PlanResponse(
+    return PlanResponse(
         plan_id=plan_id,
         task_id=task.id,
         timeline=TimelineOut.model_validate(timeline_payload(best.timeline)),
@@ -156,13 +184,17 @@ def execute(
         branches=outcomes,
         draft_ves=best.draft_ves,
         draft=best.draft,
-        elapsed_s=round(time.monotonic() - started, 4),
+        elapsed_s=round(time.monotonic() - prepared.started, 4),
         compiled=prepared.compiled,
     )
-    records = [
+
+
+def _records(plan_id: str, task_id: str, branches: list[Branch]) -> list[ScoredRecord]:
+    """Every candidate of every branch as a scored record."""
+    return [
         ScoredRecord(
             plan_id=plan_id,
-            task_id=task.id,
+            task_id=task_id,
             branch_id=branch_id,
             round=c.round,
             proposer=branch.proposer,
@@ -178,16 +210,6 @@ def execute(
         for branch_id, branch in enumerate(branches)
         for c in branch.candidates
     ]
-    row = PlanRow(
-        id=plan_id,
-        task_id=task.id,
-        ves=response.ves,
-        feasible=response.feasible,
-        task=task_wire,
-        result=response.model_dump(mode="json", by_alias=True),
-    )
-    save_plan(engine, row, records)
-    return response
 
 
 def _tag(on_event: Callable[[LoopEvent], None], branch: int, event: LoopEvent) -> None:

@@ -9,10 +9,8 @@ import orjson
 from fastapi import APIRouter, Header, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from services.common.protocol import ERROR_RESPONSES, error_responses
-from services.common.responses import NDJSON, NDJSONResponse
-from services.synth import service, store
-from services.synth.protocol import (
+from protocol.common import ERROR_RESPONSES, error_responses
+from protocol.synth import (
     CatalogIn,
     CatalogOut,
     CatalogSummary,
@@ -23,6 +21,8 @@ from services.synth.protocol import (
     SynthesizeRequest,
     SynthJobOut,
 )
+from services.common.responses import NDJSON, NDJSONResponse
+from services.synth import service, store
 
 router = APIRouter(prefix="/v1", tags=["synth"], responses=ERROR_RESPONSES)
 

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from protocol.synth import SynthJobOut
 from services.common import app as common_app
 from services.common.db import make_engine
 from services.common.job_api import job_routes
@@ -16,7 +17,6 @@ from services.synth import service
 from services.synth.api import router
 from services.synth.config import SynthSettings, get_settings
 from services.synth.jobs import SYNTH_KIND, GeneratorFactory, SynthWorker
-from services.synth.protocol import SynthJobOut
 
 
 def build_app(

@@ -1,4 +1,5 @@
-"""Accepted outcomes as TRL conversational rows, the form the trainer and the export read.
+"""TRL conversational rows, the form the trainer and the export read (an outcome becomes
+one in :func:`services.synth.outcome.example_row`).
 
 A row is ``{"messages": [user, assistant], "tools": "<JSON list>", "meta": {...}}``, the
 form TRL's trainers tokenize as they stand:
@@ -23,50 +24,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from services.synth.calls import Call
 
-if TYPE_CHECKING:
-    from services.synth.pipeline import Outcome
-
-__all__ = ["NO_FIT", "decode_row", "example_row", "trl_row", "wire_call"]
+__all__ = ["NO_FIT", "decode_row", "dumps", "trl_row", "wire_call"]
 
 NO_FIT = "None of the available functions can do that, so I can't help with it using them."
 
 
-def _dumps(value: Any) -> str:
+def dumps(value: Any) -> str:
+    """Compact JSON in key order, non-ASCII kept: how a row's JSON-string parts are written."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
 
 
 def wire_call(call: Call) -> dict[str, Any]:
     """A ``tool_calls`` item with ``arguments`` as an object (a copy of the call's)."""
-    arguments = json.loads(_dumps(call.arguments))
+    arguments = json.loads(dumps(call.arguments))
     return {"type": "function", "function": {"name": call.name, "arguments": arguments}}
-
-
-def example_row(outcome: Outcome) -> dict[str, Any]:
-    """The TRL conversational row for ``outcome`` (accepted or not: ``meta`` says which)."""
-    truth = outcome.truth
-    if truth.category == "irrelevance" or not outcome.calls:
-        assistant: dict[str, Any] = {"role": "assistant", "content": NO_FIT}
-    else:
-        assistant = {"role": "assistant", "tool_calls": [wire_call(c) for c in outcome.calls]}
-    features = {k: v for k, v in truth.features.items() if k != "intent_tool"}
-    if "intent_tool" in truth.features:
-        features["intent_tool"] = truth.features["intent_tool"]["function"]["name"]
-    return {
-        "messages": [{"role": "user", "content": outcome.query}, assistant],
-        "tools": _dumps(list(truth.tools)),
-        "meta": {
-            "category": truth.category,
-            "accepted": outcome.accepted,
-            "refine_rounds": outcome.refine_rounds,
-            "features": _dumps(features),
-            "ground_truth": _dumps([c.wire() for c in truth.calls]),
-            "trace": _dumps(outcome.trace),
-        },
-    }
 
 
 def _loads(value: Any) -> Any:
@@ -103,7 +78,7 @@ def trl_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """A stored row (current or older form) as the current TRL row; ``meta`` kept as is."""
     return {
         "messages": _messages(row["messages"]),
-        "tools": _dumps(_tools(row.get("tools"))),
+        "tools": dumps(_tools(row.get("tools"))),
         "meta": dict(row.get("meta") or {}),
     }
 

@@ -31,7 +31,8 @@ from services.synth import store
 from services.synth.calls import Tool
 from services.synth.config import SynthSettings
 from services.synth.generators.base import Generator
-from services.synth.pipeline import Outcome, synthesize
+from services.synth.outcome import Outcome
+from services.synth.pipeline import synthesize
 from services.synth.sampling import Sampler
 
 __all__ = [

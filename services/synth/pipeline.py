@@ -15,39 +15,21 @@ stage runs once and the example is kept or filtered.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from services.synth.calls import Call, GroundTruth, Issue, Verdict
 from services.synth.checker import check_calls
 from services.synth.generators.base import Generator
+from services.synth.outcome import Outcome
 from services.synth.plausibility import refine_truth
 from services.synth.query_check import check_query, truth_calls
 
-__all__ = ["Outcome", "synthesize"]
+__all__ = ["synthesize"]
 
 SCHEMA_CODES = frozenset(
     {"wrong_type", "unknown_parameter", "bad_enum", "out_of_range", "unknown_function"}
 )
 """Stage-3 issues about the answer's form, not about how the query was read."""
-
-
-@dataclass
-class Outcome:
-    """One ground truth's trip through stages 2 and 3, every round recorded in ``trace``."""
-
-    accepted: bool
-    truth: GroundTruth
-    query: str
-    calls: tuple[Call, ...]
-    refine_rounds: int
-    trace: list[dict[str, Any]] = field(default_factory=list)
-
-    def example(self) -> dict[str, Any]:
-        """The TRL conversational row (see :func:`services.synth.examples.example_row`)."""
-        from services.synth.examples import example_row
-
-        return example_row(self)
 
 
 def _record(trace: list[dict], stage: str, round_: int, output: Any, verdict: Verdict) -> None:

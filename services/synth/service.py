@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 from sqlalchemy.engine import Engine
 
+from protocol.synth import CatalogOut, EvaluateRequest, EvaluateResponse, SynthesizeRequest
 from services.common.errors import ConflictError, NotFoundError, RefineryError
 from services.common.jobs import Job, JobQueue
 from services.common.upstreams import AllowList, same_upstream
@@ -24,7 +25,6 @@ from services.synth.config import SynthSettings
 from services.synth.generators.base import Generator
 from services.synth.generators.llm import LLMGenerator, LLMUnavailableError
 from services.synth.jobs import SYNTH_KIND, max_samples
-from services.synth.protocol import CatalogOut, EvaluateRequest, EvaluateResponse, SynthesizeRequest
 from services.synth.sampling import Sampler
 
 __all__ = [

@@ -6,13 +6,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
-from services.common.errors import NotFoundError
-from services.common.jobs import Job
-from services.common.protocol import ERROR_RESPONSES, error_responses
-from services.common.responses import NDJSON
-from services.trainer import service, training
-from services.trainer.jobs import TRAIN_KINDS, job_view, train_kind
-from services.trainer.protocol import (
+from protocol.common import ERROR_RESPONSES, error_responses
+from protocol.trainer import (
     BuildDatasetRequest,
     DatasetOut,
     JobOut,
@@ -24,6 +19,11 @@ from services.trainer.protocol import (
     PullResponse,
     TrainRequest,
 )
+from services.common.errors import NotFoundError
+from services.common.jobs import Job
+from services.common.responses import NDJSON
+from services.trainer import service, training
+from services.trainer.jobs import TRAIN_KINDS, job_view, train_kind
 from services.trainer.store import DatasetRow, new_id
 
 router = APIRouter(prefix="/v1", tags=["trainer"], responses=ERROR_RESPONSES)

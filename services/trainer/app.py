@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from protocol.trainer import JobOut
 from services.common import app as common_app
 from services.common.db import make_engine
 from services.common.job_api import job_routes
@@ -17,7 +18,6 @@ from services.common.settings import database_url_for
 from services.trainer.api import router
 from services.trainer.config import TrainerSettings, get_settings
 from services.trainer.jobs import TRAIN_KIND, TrainWorker, job_view, train_handler
-from services.trainer.protocol import JobOut
 from services.trainer.service import Upstreams
 from services.trainer.store import Store
 from services.trainer.training import prepare_job

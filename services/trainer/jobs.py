@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from protocol.jobs import JobOut
 from services.common.errors import RefineryError
 from services.common.jobs import FINISHED, Job, JobQueue, LeaseLost
-from services.common.protocol import JobOut
 from services.common.worker import Handler, JobContext, Worker
 from services.trainer.config import TrainerSettings
 from services.trainer.store import ModelRow, Store
@@ -148,48 +148,18 @@ def train_handler(
     def handle(ctx: JobContext) -> dict[str, Any]:
         model_id = ctx.payload["model_id"]
         out_dir = model_dir(settings, model_id)
-        retried = ctx.progress.get("retry_of_attempt") == ctx.job.attempts - 1
-        if ctx.job.attempts > 1 and not retried:  # re-leased, not asked for again
-            kept = last_checkpoint(out_dir) or ctx.progress.get("last_checkpoint")
-            raise TrainFailed(
-                f"the worker training {model_id} stopped (lease expired, attempt "
-                f"{ctx.job.attempts - 1}); last checkpoint kept: "
-                f"{data_relative(settings, kept) or 'none'}",
-                code="worker_lost",
-            )
+        _refuse_released(ctx, settings, model_id, out_dir)
         progress = _Progress(ctx, out_dir)
         progress.beat(stage="loading")
         runner, rows, base, hyper = prepare(ctx.payload)
         out_dir.mkdir(parents=True, exist_ok=True)
         progress.beat(stage="training", rows=len(rows))
-        try:
-            metrics = dict(runner(rows, base, hyper, out_dir, callback=progress))
-        except LeaseLost:
-            raise
-        except Exception as exc:
-            kept = last_checkpoint(out_dir)
-            progress.state["last_checkpoint"] = str(kept) if kept else None
-            _try_beat(progress, stage="failed")
-            detail = _describe(exc)
-            raise TrainFailed(
-                f"training {model_id} failed at step {progress.state['step']}: {detail}; "
-                f"last checkpoint kept: {data_relative(settings, kept) or 'none'}"
-            ) from exc
+        metrics = _train(runner, rows, base, hyper, progress, settings, model_id)
         if metrics.get("cancelled"):
             raise LeaseLost(f"job {ctx.job.id} stopped: cancelled or re-leased", param="job_id")
         path = _final_path(out_dir, settings)
         progress.beat(stage="registering", fraction=1.0, metrics=_jsonable(metrics))
-        row = store.model_for_job(ctx.job.id) or ModelRow(
-            id=model_id,
-            kind=ctx.payload["kind"],
-            base=ctx.payload["base"],
-            dataset_id=ctx.payload["data"],
-            job_id=ctx.job.id,
-            path=str(path),
-            metrics=_jsonable(metrics),
-        )
-        if store.model(row.id) is None:
-            store.add(row)
+        row = _register(ctx, store, model_id, path, metrics)
         return {
             "model_id": row.id,
             "path": row.path,
@@ -198,6 +168,65 @@ def train_handler(
         }
 
     return handle
+
+
+def _refuse_released(
+    ctx: JobContext, settings: TrainerSettings, model_id: str, out_dir: Path
+) -> None:
+    """:class:`TrainFailed` for a job whose worker was lost: re-leased, not asked for again."""
+    retried = ctx.progress.get("retry_of_attempt") == ctx.job.attempts - 1
+    if ctx.job.attempts > 1 and not retried:
+        kept = last_checkpoint(out_dir) or ctx.progress.get("last_checkpoint")
+        raise TrainFailed(
+            f"the worker training {model_id} stopped (lease expired, attempt "
+            f"{ctx.job.attempts - 1}); last checkpoint kept: "
+            f"{data_relative(settings, kept) or 'none'}",
+            code="worker_lost",
+        )
+
+
+def _train(
+    runner: Runner,
+    rows: list[dict],
+    base: str,
+    hyper: Any,
+    progress: _Progress,
+    settings: TrainerSettings,
+    model_id: str,
+) -> dict[str, Any]:
+    """The runner's metrics; a failure is :class:`TrainFailed` naming the last checkpoint."""
+    out_dir = progress.out_dir
+    try:
+        return dict(runner(rows, base, hyper, out_dir, callback=progress))
+    except LeaseLost:
+        raise
+    except Exception as exc:
+        kept = last_checkpoint(out_dir)
+        progress.state["last_checkpoint"] = str(kept) if kept else None
+        _try_beat(progress, stage="failed")
+        detail = _describe(exc)
+        raise TrainFailed(
+            f"training {model_id} failed at step {progress.state['step']}: {detail}; "
+            f"last checkpoint kept: {data_relative(settings, kept) or 'none'}"
+        ) from exc
+
+
+def _register(
+    ctx: JobContext, store: Store, model_id: str, path: Path, metrics: dict[str, Any]
+) -> ModelRow:
+    """The job's model row, added once (a retried job finds the one it stored)."""
+    row = store.model_for_job(ctx.job.id) or ModelRow(
+        id=model_id,
+        kind=ctx.payload["kind"],
+        base=ctx.payload["base"],
+        dataset_id=ctx.payload["data"],
+        job_id=ctx.job.id,
+        path=str(path),
+        metrics=_jsonable(metrics),
+    )
+    if store.model(row.id) is None:
+        store.add(row)
+    return row
 
 
 def _try_beat(progress: _Progress, **changes: Any) -> None:

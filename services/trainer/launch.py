@@ -167,7 +167,7 @@ def _report(progress: Progress) -> bool:
 def main(argv: Sequence[str] | None = None) -> None:
     """One launched process: train the spec with the ordinary runner."""
     from services.trainer.configs import hyper_from_dict
-    from services.trainer.training import HYPER_KIND, runner_for
+    from services.trainer.runner_kinds import HYPER_KIND, runner_for
 
     parser = argparse.ArgumentParser(prog="python -m services.trainer.launch")
     parser.add_argument("--spec", required=True, type=Path)

@@ -18,10 +18,7 @@ from typing import Any
 
 import orjson
 
-from services.common.errors import RefineryError, UnavailableError
-from services.common.upstreams import AllowList, same_upstream
-from services.trainer.config import TrainerSettings
-from services.trainer.protocol import (
+from protocol.trainer import (
     BuildDatasetRequest,
     DatasetFilters,
     DatasetOut,
@@ -29,6 +26,9 @@ from services.trainer.protocol import (
     FileSourceIn,
     ServiceSourceIn,
 )
+from services.common.errors import RefineryError, UnavailableError
+from services.common.upstreams import AllowList, same_upstream
+from services.trainer.config import TrainerSettings
 from services.trainer.sources import PullResult, planner_feed, pull, read_jsonl, synth_feed
 from services.trainer.store import DatasetRow, Store, new_id
 

@@ -14,31 +14,22 @@ from typing import Any
 
 import orjson
 
+from protocol.trainer import TRAINS_ON, ModelOut, PublishOut, TrainRequest
 from services.common.errors import ConflictError, NotFoundError, RefineryError, UnavailableError
 from services.trainer.config import TrainerSettings
 from services.trainer.configs import Hyper, hyper_from_dict
-from services.trainer.protocol import TRAINS_ON, ModelOut, PublishOut, TrainRequest
+from services.trainer.launch import ACCELERATE_CONFIGS, launched_runner
+from services.trainer.runner_kinds import HYPER_KIND, runner_for
 from services.trainer.store import DatasetRow, ModelRow, Store
 
 __all__ = [
-    "HYPER_KIND",
     "check_tokenizer",
     "dataset_rows",
     "model_out",
     "preflight",
     "prepare_job",
     "publish",
-    "runner_for",
 ]
-
-HYPER_KIND = {
-    "sft": "sft",
-    "dpo": "dpo",
-    "solar": "policy_gradient",
-    "grpo_sparse": "policy_gradient",
-}
-"""Train kind → the hyper-parameter dataclass it takes (services.trainer.configs)."""
-
 
 def dataset_rows(row: DatasetRow) -> list[dict[str, Any]]:
     """The dataset's rows, read back from its JSONL file."""
@@ -50,19 +41,6 @@ def dataset_rows(row: DatasetRow) -> list[dict[str, Any]]:
             param="data",
         )
     return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
-
-
-def runner_for(kind: str) -> Callable[..., Mapping[str, Any]]:
-    """The TRL runner of a train kind (imported lazily: torch loads only when training)."""
-    import importlib
-
-    module, name = {
-        "sft": ("sft", "run_sft"),
-        "dpo": ("dpo", "run_dpo"),
-        "solar": ("policy_gradient", "run_policy_gradient"),
-        "grpo_sparse": ("policy_gradient", "run_policy_gradient"),
-    }[kind]
-    return getattr(importlib.import_module(f"services.trainer.runners.{module}"), name)
 
 
 def _dataset(store: Store, data: str, kind: str) -> DatasetRow:
@@ -108,8 +86,6 @@ def check_tokenizer(kind: str, base: str, rows: list[dict[str, Any]], hyper: Hyp
 
 def _check_launch(request: TrainRequest) -> None:
     """422 for a launch the chosen launcher cannot do."""
-    from services.trainer.launch import ACCELERATE_CONFIGS
-
     if request.launcher == "local" and request.num_processes != 1:
         raise RefineryError(
             "num_processes > 1 needs launcher 'accelerate'",
@@ -164,8 +140,6 @@ def prepare_job(store: Store) -> Callable[[Mapping[str, Any]], tuple[Any, list, 
         hyper = hyper_from_dict(HYPER_KIND[kind], payload["hyper"])
         runner = runner_for(kind)
         if payload.get("launcher") == "accelerate":
-            from services.trainer.launch import launched_runner
-
             runner = launched_runner(
                 kind,
                 num_processes=int(payload.get("num_processes", 1)),

@@ -19,15 +19,8 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from services.common.body import parse_object, validate
-from services.common.errors import NotFoundError
-from services.common.openapi import request_body
-from services.common.protocol import error_responses
-from services.verifier import service
-from services.verifier.compiled import TaskCache
-from services.verifier.config import VerifierSettings, get_settings
-from services.verifier.limits import Limits
-from services.verifier.protocol import (
+from protocol.common import error_responses
+from protocol.verifier import (
     ApplyBody,
     ApplyRequest,
     ApplyResponse,
@@ -41,6 +34,13 @@ from services.verifier.protocol import (
     VerifyBody,
     VerifyRequest,
 )
+from services.common.body import parse_object, validate
+from services.common.errors import NotFoundError
+from services.common.openapi import request_body
+from services.verifier import service
+from services.verifier.compiled import TaskCache
+from services.verifier.config import VerifierSettings, get_settings
+from services.verifier.limits import Limits
 from services.verifier.score import Verifier
 
 router = APIRouter(prefix="/v1", tags=["verifier"])

@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
+from protocol.verifier import TaskIn
 from services.common.body import validate
 from services.verifier.errors import VerifierError
-from services.verifier.protocol import TaskIn
 from services.verifier.score import Verifier
 
 BYTES_PER_JSON_BYTE = 16

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
-from services.verifier.task import Orientation, Selector
+from services.verifier.pool import Orientation, Selector
 from services.verifier.text import terms
 from services.verifier.timeline import FrameRange, Shot, TransitionType
 from services.verifier.view import TimelineView

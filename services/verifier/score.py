@@ -14,7 +14,8 @@ from typing import NamedTuple
 from services.verifier import executability
 from services.verifier.executability import ExecError
 from services.verifier.ledger import BeatAlignment, Constraint, Outcome
-from services.verifier.task import MusicTrack, Orientation, Selector, Task
+from services.verifier.pool import MusicTrack, Orientation, Selector
+from services.verifier.task import Task
 from services.verifier.text import terms
 from services.verifier.timeline import Timeline, to_frames
 from services.verifier.view import NearGrid, TimelineView

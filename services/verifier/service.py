@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.verifier import ApplyBody, BatchBody, VerifyBody
+from protocol.verifier.report import report_payload
+from protocol.verifier.timeline import timeline_payload
 from services.verifier.errors import PatchRejected, VerifierError
 from services.verifier.patches import apply_patch
-from services.verifier.protocol import ApplyBody, BatchBody, VerifyBody
-from services.verifier.protocol.report import report_payload
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.score import Verifier
 
 

@@ -7,7 +7,7 @@ from itertools import accumulate, repeat
 from operator import add, sub
 from typing import Protocol
 
-from services.verifier.task import Clip, MusicTrack, Orientation, Selector
+from services.verifier.pool import Clip, MusicTrack, Orientation, Selector
 from services.verifier.timeline import (
     CUT,
     MusicPlacement,

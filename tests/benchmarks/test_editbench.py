@@ -14,10 +14,11 @@ from typer.testing import CliRunner
 
 from benchmarks import editbench
 from benchmarks.editbench import INFEASIBLE_REASONS, KINDS, dumps, generate, generate_row
+from protocol.verifier import TaskIn, TimelineIn
 from services.verifier import ledger as L
-from services.verifier.protocol import TaskIn, TimelineIn
+from services.verifier.pool import Selector
 from services.verifier.score import Verifier
-from services.verifier.task import Selector, Task
+from services.verifier.task import Task
 from services.verifier.timeline import to_frames
 
 N = 200
@@ -342,7 +343,7 @@ def test_cooking_short_is_feasible_but_misses_two_wishes():
 
 def test_the_small_tier_fits_the_exact_solver_and_stays_feasible() -> None:
     from benchmarks.editbench_small import small_tier
-    from services.verifier.protocol import TaskIn, TimelineIn
+    from protocol.verifier import TaskIn, TimelineIn
     from services.verifier.score import Verifier
 
     rows = list(small_tier(5, seed=3))

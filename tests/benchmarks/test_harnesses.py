@@ -7,7 +7,7 @@ from pathlib import Path
 
 from benchmarks import editbench, planner_bench
 from benchmarks.verifier_bench import bench_task, bench_timeline, calibration_us, measure_inproc
-from services.verifier.protocol import TaskIn, TimelineIn
+from protocol.verifier import TaskIn, TimelineIn
 from services.verifier.score import Verifier
 
 

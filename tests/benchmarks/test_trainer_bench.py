@@ -21,9 +21,9 @@ from benchmarks.trainer_bench_loop import (
     parse_counts,
 )
 from benchmarks.trainer_bench_seeds import aggregate
+from protocol.verifier import TaskIn
 from services.planner.proposers.search import SearchProposer
 from services.planner.proposers.simple_draft import simple_draft
-from services.verifier.protocol import TaskIn
 from services.verifier.score import Verifier
 
 

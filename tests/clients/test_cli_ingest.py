@@ -14,11 +14,11 @@ from clients.cli import app as cli
 from clients.cli_ingest import relative_to_root
 from clients.errors import RefineryClientError
 from clients.verifier import VerifierClient
+from protocol.verifier import TaskIn
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
-from services.verifier.protocol import TaskIn
 from tests.planner.test_media import needs_ffmpeg
 from tests.servers import serve_in_thread
 
@@ -97,7 +97,7 @@ def test_plan_from_footage_makes_media_analyses_compiles_and_plans(
 def test_ingest_writes_a_compiled_task_or_the_analysis(
     example: Path, planner_url: str, tmp_path: Path
 ) -> None:
-    from services.planner.export.footage import generate_footage
+    from protocol.footage import generate_footage
 
     generate_footage(example / "trip" / "media.json")
     footage, track = example / "trip" / "footage", example / "trip/music/track.wav"

@@ -33,7 +33,7 @@ def test_importing_the_cli_loads_no_database_layer_or_http_client() -> None:
 
 
 def test_the_wire_models_clients_share_load_without_sqlalchemy() -> None:
-    loaded = _loaded_after("import services.common.protocol, services.synth.protocol")
+    loaded = _loaded_after("import protocol.jobs, protocol.synth, protocol.trainer")
     assert "pydantic" in loaded and "sqlalchemy" not in loaded
 
 

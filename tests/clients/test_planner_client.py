@@ -170,7 +170,7 @@ def test_compile_task_sync_and_async(planner_app, planner: PlannerClient) -> Non
 
 
 def test_a_task_model_without_a_ledger_is_compiled_by_the_planner(planner: PlannerClient) -> None:
-    from services.verifier.protocol import TaskIn
+    from protocol.verifier import TaskIn
 
     task = {k: v for k, v in _task().items() if k != "ledger"}
     task["brief"] = {**task["brief"], "text": "20 seconds, no clip twice"}

@@ -23,7 +23,7 @@ from clients import (
     UnprocessableEntityError,
     VerifierClient,
 )
-from services.verifier.protocol import PatchIn, ReportOut, TaskIn, TimelineIn
+from protocol.verifier import PatchIn, ReportOut, TaskIn, TimelineIn
 
 REMOVE_SUNSET = {"schema": "Patch.1", "ops": [{"op": "remove", "shot": 1}]}
 BAD_SECOND_OP = {"ops": [{"op": "swap", "a": 0, "b": 1}, {"op": "remove", "shot": 7}]}

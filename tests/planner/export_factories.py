@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.verifier.task import Brief, Clip, MusicTrack, Task
+from services.verifier.pool import Brief, Clip, MusicTrack
+from services.verifier.task import Task
 from services.verifier.timeline import (
     FrameRange,
     MusicPlacement,

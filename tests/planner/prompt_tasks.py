@@ -6,8 +6,8 @@ import json
 import random
 from pathlib import Path
 
+from protocol.verifier import TaskIn
 from services.planner.proposers.simple_draft import simple_draft
-from services.verifier.protocol import TaskIn
 from services.verifier.score import Report, Verifier
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline

@@ -270,8 +270,8 @@ def test_otio_export_reads_back(planner: TestClient) -> None:
 
 
 def test_render_job_produces_the_mp4(planner: TestClient, tmp_path: Path) -> None:
-    from services.planner.export.media import generate_example_media
-    from services.verifier.protocol import TaskIn
+    from protocol.media import generate_example_media
+    from protocol.verifier import TaskIn
 
     task, _ = example("cooking-short")
     generate_example_media(TaskIn.model_validate(task).to_task(), tmp_path, size=(160, 160))
@@ -349,8 +349,8 @@ def _wait_job(planner: TestClient, job: dict) -> dict:
 def test_a_failed_render_is_retried_once_its_media_exists(
     planner: TestClient, tmp_path: Path
 ) -> None:
-    from services.planner.export.media import generate_example_media
-    from services.verifier.protocol import TaskIn
+    from protocol.media import generate_example_media
+    from protocol.verifier import TaskIn
 
     task, _ = example("cooking-short")
     plan = planner.post("/v1/plan", json={"task": task}).json()

@@ -13,8 +13,9 @@ from services.planner.proposers.exact import ExactProposer, replace_all
 from services.verifier import ledger as L
 from services.verifier.bound import upper_bound
 from services.verifier.patches import apply_patch
+from services.verifier.pool import Brief, Clip, MusicTrack, Selector
 from services.verifier.score import Verifier
-from services.verifier.task import Brief, Clip, MusicTrack, Selector, Task
+from services.verifier.task import Task
 from services.verifier.timeline import CUT, FrameRange, Shot, Timeline
 
 FPS = 10

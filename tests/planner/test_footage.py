@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from services.planner.export import MediaOutsideRoot
-from services.planner.export.footage import find_spec, generate_footage
+from protocol.footage import find_spec, generate_footage
+from protocol.media_errors import MediaOutsideRoot
 from services.planner.export.render import probe
 from tests.planner.test_media import needs_ffmpeg
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from protocol.verifier import PatchIn
 from services.planner.proposers.base import Proposer, ProposerError
 from services.planner.proposers.llm import LLMProposer
 from services.planner.proposers.prompting import patch_schema, render_messages
@@ -15,7 +16,6 @@ from services.planner.proposers.schemas import (
     task_timeline_schema,
 )
 from services.verifier.patches import apply_patch
-from services.verifier.protocol import PatchIn
 from services.verifier.score import Verifier
 from tests.planner.fake_openai import FakeOpenAI, closed_port_url, serve
 from tests.planner.prompt_tasks import example_task, state

@@ -13,16 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from protocol.media import ffmpeg_binary, generate_example_media, resolve_media, run_ffmpeg
+from protocol.media_errors import FfmpegUnavailable, MediaNotFound, MediaOutsideRoot
 from services.common.errors import RefineryError
-from services.planner.export import (
-    FfmpegUnavailable,
-    MediaNotFound,
-    MediaOutsideRoot,
-    generate_example_media,
-    resolve_media,
-)
-from services.planner.export.media import ffmpeg_binary, run_ffmpeg
-from services.verifier.task import Clip, Orientation, Task
+from services.verifier.pool import Clip, Orientation
+from services.verifier.task import Task
 from tests.planner.export_factories import SIZE, small_task
 
 needs_ffmpeg = pytest.mark.skipif(
@@ -196,7 +191,7 @@ def _wait_for(check, what: str, timeout: float = 30.0):  # type: ignore[no-untyp
 def test_a_killed_planner_takes_its_ffmpeg_with_it(tmp_path: Path) -> None:
     out = tmp_path / ".job-sigkill.partial.mp4"
     script = (
-        "import sys; from services.planner.export.media import run_ffmpeg; "
+        "import sys; from protocol.media import run_ffmpeg; "
         "run_ffmpeg(sys.argv[1:], timeout_s=600, what='render')"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}

@@ -9,7 +9,8 @@ import opentimelineio as otio
 import pytest
 
 from services.planner.export import NotExecutable, otio_bytes, otio_json, to_otio, write_otio
-from services.verifier.task import Brief, Clip, Task
+from services.verifier.pool import Brief, Clip
+from services.verifier.task import Task
 from services.verifier.timeline import FrameRange, MusicPlacement, Shot, Timeline, TransitionType
 from tests.planner.export_factories import small_task, three_shots
 

@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from protocol.verifier import PatchIn, TimelineIn
 from services.planner.proposers.base import ProposerStats
 from services.planner.proposers.prompting import (
     SYSTEM_PROMPT,
@@ -22,7 +23,6 @@ from services.planner.proposers.prompting import (
 )
 from services.verifier import patches as P
 from services.verifier.patches import apply_patch
-from services.verifier.protocol import PatchIn, TimelineIn
 from services.verifier.timeline import FrameRange, Transition, TransitionType
 from tests.planner.prompt_tasks import example_task, pool_task, state
 

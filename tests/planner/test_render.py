@@ -8,17 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from services.planner.export import (
-    MediaOutsideRoot,
-    NotExecutable,
-    RenderFailed,
-    build_render_command,
-    generate_example_media,
-    render,
-)
-from services.planner.export.media import ffmpeg_binary, run_ffmpeg
+from protocol.media import ffmpeg_binary, generate_example_media, run_ffmpeg
+from protocol.media_errors import MediaOutsideRoot, RenderFailed
+from services.planner.export import NotExecutable, build_render_command, render
 from services.planner.export.render import default_size, probe, probe_with_ffmpeg
-from services.verifier.task import Clip, Task
+from services.verifier.pool import Clip
+from services.verifier.task import Task
 from services.verifier.timeline import FrameRange, Shot, Timeline, Transition, TransitionType
 from tests.planner.export_factories import SIZE, small_task, three_shots
 from tests.planner.test_media import needs_ffmpeg

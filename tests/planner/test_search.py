@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 
 from benchmarks.editbench import generate, generate_row
+from protocol.verifier import PatchIn, TaskIn
+from protocol.verifier.patch import patch_payload
+from protocol.verifier.timeline import timeline_payload
 from services.planner.proposers.base import Proposer
 from services.planner.proposers.search import SearchProposer
 from services.verifier import ledger as L
 from services.verifier.patches import apply_patch
-from services.verifier.protocol import PatchIn, TaskIn
-from services.verifier.protocol.patch import patch_payload
-from services.verifier.protocol.timeline import timeline_payload
+from services.verifier.pool import Orientation, Selector
 from services.verifier.score import Verifier
-from services.verifier.task import Orientation, Selector, Task
+from services.verifier.task import Task
 from services.verifier.timeline import MusicPlacement, Timeline, TransitionType
 from tests.verifier.factories import clip, make_task, shot, timeline, track, transition
 
@@ -148,8 +149,8 @@ _CHILD = """
 import json, sys
 from benchmarks.editbench import generate_row
 from services.planner.proposers.search import SearchProposer
-from services.verifier.protocol import TaskIn
-from services.verifier.protocol.timeline import timeline_payload
+from protocol.verifier import TaskIn
+from protocol.verifier.timeline import timeline_payload
 task = TaskIn.model_validate(generate_row(0, int(sys.argv[1]))["task"]).to_task()
 print(json.dumps(timeline_payload(SearchProposer(relevance_backend="tfidf").draft(task, seed=0))))
 """

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from protocol.media_errors import MediaOutsideRoot
 from services.planner.config import PlannerSettings
-from services.planner.export import BadMediaUrlBase, MediaOutsideRoot, media_url
+from services.planner.export import BadMediaUrlBase, media_url
 from services.planner.export.urls import url_base
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import datasets
 
 from services.synth.calls import Call, GroundTruth
-from services.synth.examples import NO_FIT, decode_row, example_row, trl_row
+from services.synth.examples import NO_FIT, decode_row, trl_row
 from services.synth.generators.template import TemplateGenerator
+from services.synth.outcome import example_row
 from services.synth.pipeline import synthesize
 
 

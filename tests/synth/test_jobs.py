@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine
 
+from protocol.synth import SynthesizeRequest
 from services.common.db import create_tables
 from services.common.jobs import JobQueue
 from services.common.metrics import DOMAIN
@@ -18,8 +19,7 @@ from services.synth.calls import Call, GroundTruth, Issue, Tool
 from services.synth.config import SynthSettings
 from services.synth.generators.template import TemplateGenerator
 from services.synth.jobs import SYNTH_KIND, Tally, stage_counts, synth_handler
-from services.synth.pipeline import Outcome
-from services.synth.protocol import SynthesizeRequest
+from services.synth.outcome import Outcome
 from services.synth.service import submit
 
 BATCH = 4

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from protocol.verifier import PatchIn, TaskIn, TimelineIn
+from protocol.verifier.report import report_payload
+from protocol.verifier.timeline import timeline_payload
 from services.verifier.errors import PatchRejected
 from services.verifier.patches import apply_patch
-from services.verifier.protocol import PatchIn, TaskIn, TimelineIn
-from services.verifier.protocol.report import report_payload
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.score import Verifier
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

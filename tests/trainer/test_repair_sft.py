@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from clients.verifier import VerifierClient
+from protocol.verifier import TaskIn, TimelineIn
 from services.planner.loop import LoopOptions, run_branch
 from services.planner.proposers.completion import CompletionProposer
 from services.planner.records import ScoredRecord
@@ -17,7 +18,6 @@ from services.trainer.datasets.records import DatasetError
 from services.trainer.datasets.repair_sft import build_repair_sft
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
-from services.verifier.protocol import TaskIn, TimelineIn
 from tests.trainer.planner_records import example, next_state, record
 
 TASK, FULL = example()

@@ -73,7 +73,7 @@ def test_every_teacher_runs_as_its_own_branch_and_wins_are_counted(planner: Test
 
 def test_strategies_are_different_proposers(planner: TestClient) -> None:
     registry = planner.app.state.registry
-    from services.verifier.protocol import TaskIn, TimelineIn
+    from protocol.verifier import TaskIn, TimelineIn
     from services.verifier.score import Verifier
 
     task = TaskIn.model_validate(TASK).to_task()

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from services.verifier.ledger import Constraint, Outcome
+from services.verifier.pool import Brief, Clip, MusicTrack, Orientation
 from services.verifier.score import Verifier
-from services.verifier.task import Brief, Clip, MusicTrack, Orientation, Task
+from services.verifier.task import Task
 from services.verifier.timeline import (
     CUT,
     FrameRange,

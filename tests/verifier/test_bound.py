@@ -6,12 +6,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchmarks.editbench import generate_row
+from protocol.verifier import TaskIn, TimelineIn
 from services.planner.proposers.search import SearchProposer
 from services.verifier import ledger as L
 from services.verifier.bound import hard_window, upper_bound
-from services.verifier.protocol import TaskIn, TimelineIn
+from services.verifier.pool import Brief, Clip
 from services.verifier.score import Verifier
-from services.verifier.task import Brief, Clip, Task
+from services.verifier.task import Task
 from services.verifier.timeline import CUT, FrameRange, Shot, Timeline
 from tests.verifier.factories import seq
 from tests.verifier.test_properties import PROPERTY, scenarios, tasks, timelines
@@ -78,7 +79,7 @@ def test_without_music_hard_rules_cap_q_below_one() -> None:
 
 
 def test_an_impossible_hard_rule_caps_h() -> None:
-    from services.verifier.task import Selector
+    from services.verifier.pool import Selector
 
     task = _task(
         L.MustInclude(id="m", selector=Selector(tags=frozenset({"cats"}))),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.verifier import ledger as L
-from services.verifier.task import Orientation, Selector
+from services.verifier.pool import Orientation, Selector
 from services.verifier.timeline import MusicPlacement, TransitionType
 
 from .factories import FPS, clip, evaluate, make_task, seq, shot, timeline, track, transition

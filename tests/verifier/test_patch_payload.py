@@ -1,7 +1,7 @@
 """Domain ops → Patch.1 → domain ops is the identity, for every verb."""
 
+from protocol.verifier.patch import PatchIn, patch_payload
 from services.verifier import patches as P
-from services.verifier.protocol.patch import PatchIn, patch_payload
 from services.verifier.timeline import FrameRange, Transition, TransitionType
 
 OPS = [

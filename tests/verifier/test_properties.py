@@ -12,8 +12,9 @@ from services.verifier import ledger as L
 from services.verifier import patches as P
 from services.verifier.errors import PatchRejected
 from services.verifier.executability import check
+from services.verifier.pool import Brief, Clip, MusicTrack, Orientation, Selector
 from services.verifier.score import Verifier
-from services.verifier.task import Brief, Clip, MusicTrack, Orientation, Selector, Task
+from services.verifier.task import Task
 from services.verifier.timeline import (
     FrameRange,
     MusicPlacement,

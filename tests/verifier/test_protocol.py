@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from protocol.verifier import PatchIn, ReportOut, TaskIn, TimelineIn, TimelineOut
 from services.verifier import ledger as L
 from services.verifier import patches as P
 from services.verifier.errors import PatchRejected, UnknownReference, VerifierError
-from services.verifier.protocol import PatchIn, ReportOut, TaskIn, TimelineIn, TimelineOut
+from services.verifier.pool import Orientation, Selector
 from services.verifier.score import Verifier
-from services.verifier.task import Orientation, Selector
 from services.verifier.timeline import (
     FrameRange,
     MusicPlacement,

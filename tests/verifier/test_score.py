@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from services.verifier import ledger as L
+from services.verifier.pool import Selector
 from services.verifier.score import WEIGHT_H, WEIGHT_Q, WEIGHT_S, Verifier
-from services.verifier.task import Selector
 from services.verifier.timeline import MusicPlacement
 
 from .factories import clip, make_task, seq, shot, timeline, track

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from services.verifier.task import Brief, Selector, Task
+from services.verifier.pool import Brief, Selector
+from services.verifier.task import Task
 
 from .factories import clip, track
 

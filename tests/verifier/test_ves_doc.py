@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from services.verifier.protocol import ReportOut, TaskIn, TimelineIn
+from protocol.verifier import ReportOut, TaskIn, TimelineIn
 from services.verifier.score import Verifier
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ves.md"

@@ -4,8 +4,8 @@ the clips the rules ask for first, then the most relevant clips the hard rules a
 from __future__ import annotations
 
 from services.verifier import ledger as L
+from services.verifier.pool import Selector
 from services.verifier.score import Verifier
-from services.verifier.task import Selector
 
 
 def _banned(verifier: Verifier) -> set[str]:

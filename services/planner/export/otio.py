@@ -16,7 +16,7 @@ root elsewhere (a shared drive).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,8 @@ import opentimelineio as otio
 
 from services.planner.export.errors import NotExecutable
 from services.planner.export.urls import media_url
-from services.verifier.task import MusicTrack, Task
+from services.verifier.pool import MusicTrack
+from services.verifier.task import Task
 from services.verifier.timeline import Timeline, TransitionType, to_seconds
 
 __all__ = ["otio_bytes", "otio_json", "to_otio", "write_otio"]
@@ -32,6 +33,8 @@ __all__ = ["otio_bytes", "otio_json", "to_otio", "write_otio"]
 _RT = otio.opentime.RationalTime
 _TR = otio.opentime.TimeRange
 _OTIO_TYPE = {TransitionType.DISSOLVE: otio.schema.TransitionTypes.SMPTE_Dissolve}
+_Url = Callable[[str, str], str]
+"""A media URI and the request field it came from → its absolute URL."""
 _MARKERS = (("beat", otio.schema.MarkerColor.GREEN), ("downbeat", otio.schema.MarkerColor.RED))
 
 
@@ -47,10 +50,22 @@ def to_otio(
     """The OTIO timeline of ``timeline``; ``metadata`` (e.g. a VES report) joins
     ``metadata["refinery"]``. Media URIs resolve under ``media_root`` and are written as
     absolute URLs (under ``media_url_base`` when given)."""
-    fps = task.fps
 
     def url(uri: str, param: str) -> str:
         return media_url(uri, media_root, base=media_url_base, param=param)
+
+    video = _video_track(task, timeline, url)
+    audio = _audio_track(task, timeline, url)
+    return otio.schema.Timeline(
+        name=name or task.id,
+        tracks=[video, audio],
+        metadata={"refinery": _info(task, timeline, metadata)},
+    )
+
+
+def _video_track(task: Task, timeline: Timeline, url: _Url) -> otio.schema.Track:
+    """V1: every shot as a clip of its file, with the transitions between them."""
+    fps = task.fps
 
     def rt(frames: int) -> otio.opentime.RationalTime:
         return _RT(frames, fps)
@@ -91,7 +106,11 @@ def to_otio(
                 },
             )
         )  # fmt: skip
+    return video
 
+
+def _audio_track(task: Task, timeline: Timeline, url: _Url) -> otio.schema.Track:
+    """A1: the music, when the timeline places a track."""
     audio = otio.schema.Track(name="A1", kind=otio.schema.TrackKind.Audio)
     music = timeline.music
     if music is not None:
@@ -102,10 +121,17 @@ def to_otio(
             )
         target = url(track.uri, _param(task.tracks, "music", track.id))
         audio.append(
-            _music_clip(track, target, music.offset, timeline.length, music.fade_out, fps)
+            _music_clip(track, target, music.offset, timeline.length, music.fade_out, task.fps)
         )
+    return audio
 
-    info: dict[str, Any] = {
+
+def _info(
+    task: Task, timeline: Timeline, metadata: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The timeline's ``metadata["refinery"]``: the task, the cut and the ledger in brief."""
+    fps, music = task.fps, timeline.music
+    return {
         "schema": "Timeline.1",
         "task_id": task.id,
         "fps": fps,
@@ -124,11 +150,6 @@ def to_otio(
         ],
         **(metadata or {}),
     }  # fmt: skip
-    return otio.schema.Timeline(
-        name=name or task.id,
-        tracks=[video, audio],
-        metadata={"refinery": info},
-    )
 
 
 def _param(pool: Mapping[str, Any], field: str, key: str) -> str:

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from services.planner.export.errors import MediaNotFound, NotExecutable, RenderFailed
-from services.planner.export.media import (
+from protocol.media import (
     SAMPLE_RATE,
     encoder_args,
     ffmpeg_binary,
@@ -30,6 +29,8 @@ from services.planner.export.media import (
     run_child,
     run_ffmpeg,
 )
+from protocol.media_errors import MediaNotFound, RenderFailed
+from services.planner.export.errors import NotExecutable
 from services.verifier.executability import check
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline, Transition, TransitionType

@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
+from protocol.media import resolve_media
 from services.planner.export.errors import BadMediaUrlBase
-from services.planner.export.media import resolve_media
 
 __all__ = ["media_url", "url_base"]
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from services.planner.export.errors import FfmpegUnavailable
-from services.planner.export.media import ffmpeg_binary
+from protocol.media import ffmpeg_binary
+from protocol.media_errors import FfmpegUnavailable
 from services.planner.ingest.errors import MediaUnreadable, NotMedia
 
 __all__ = [

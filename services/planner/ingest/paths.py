@@ -1,6 +1,6 @@
 """Which files an analysis covers: paths and folders under the media root, expanded once.
 
-Every path goes through :func:`~services.planner.export.media.resolve_media`, so nothing
+Every path goes through :func:`~protocol.media.resolve_media`, so nothing
 outside the media root is ever opened (``..``, absolute paths elsewhere, symlinks out). A
 folder stands for the video files in it and below (by extension, hidden files skipped; its
 sidecars and music are not footage); a file named explicitly is analysed whatever its
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from services.planner.export.errors import MediaNotFound
-from services.planner.export.media import resolve_media
+from protocol.media import resolve_media
+from protocol.media_errors import MediaNotFound
 
 __all__ = ["AUDIO_EXTENSIONS", "VIDEO_EXTENSIONS", "expand"]
 

@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.planner.export.media import bundled_ffmpeg, ffmpeg_binary
+from protocol.media import bundled_ffmpeg, ffmpeg_binary
 from services.planner.ingest.errors import MediaUnreadable, NotMedia
 
 __all__ = ["Probe", "analysis_ffmpeg", "orientation_of", "probe"]
@@ -32,7 +32,7 @@ _SQUARE_TOLERANCE = 0.05
 def analysis_ffmpeg() -> str:
     """The ffmpeg that probes and decodes for analysis: the static build the
     ``imageio-ffmpeg`` wheel ships (the planner extra installs it) when there is one, else
-    :func:`~services.planner.export.media.ffmpeg_binary`. Analysis starts two ffmpeg
+    :func:`~protocol.media.ffmpeg_binary`. Analysis starts two ffmpeg
     processes per file; a distribution's ffmpeg, linked against a hundred shared libraries,
     spends about 0.13 s of CPU loading them each time, the static one about 0.025 s."""
     return bundled_ffmpeg() or ffmpeg_binary()

@@ -20,7 +20,7 @@ from typing import Any
 
 from scenedetect import FrameTimecode
 
-from services.planner.export.media import resolve_media
+from protocol.media import resolve_media
 from services.planner.ingest import captions as cap
 from services.planner.ingest.decode import FrameBatches
 from services.planner.ingest.errors import CaptionerFailed, MediaUnreadable, NotMedia

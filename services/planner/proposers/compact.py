@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 
-from services.planner.proposers.prompting import _caption, _constraint_line, _s, _track_line
+from services.planner.proposers.prompt_lines import caption, constraint_line, seconds, track_line
 from services.verifier.ledger import MustExclude
+from services.verifier.pool import Selector
 from services.verifier.score import Report
-from services.verifier.task import Selector, Task
+from services.verifier.task import Task
 from services.verifier.timeline import Timeline
 
 __all__ = ["MAX_CLIPS", "MAX_SHOTS", "named_shots", "render_compact_prompt", "render_task"]
@@ -63,8 +64,8 @@ def _shot_lines(task: Task, timeline: Timeline, report: Report) -> list[str]:
         clip = task.clips.get(shot.clip_id)
         tags = ",".join(sorted(clip.tags)) if clip else "?"
         lines.append(
-            f"{index} | {shot.clip_id} | {_s(shot.source.start, task.fps)}–"
-            f"{_s(shot.source.end, task.fps)}s | {tags}"
+            f"{index} | {shot.clip_id} | {seconds(shot.source.start, task.fps)}–"
+            f"{seconds(shot.source.end, task.fps)}s | {tags}"
         )
     return lines
 
@@ -102,7 +103,7 @@ def render_compact_prompt(task: Task, timeline: Timeline, report: Report) -> str
     parts = render_task(task)
     parts.append(
         f"VERIFIER: ves={report.ves:.3f} feasible={'yes' if report.feasible else 'no'} "
-        f"timeline {len(timeline.shots)} shots, {_s(timeline.length, fps)}s"
+        f"timeline {len(timeline.shots)} shots, {seconds(timeline.length, fps)}s"
     )
     unmet = [r for r in report.constraints if not r.satisfied]
     by_id = {c.id: c for c in task.ledger}
@@ -110,7 +111,7 @@ def render_compact_prompt(task: Task, timeline: Timeline, report: Report) -> str
         parts.append("UNMET:")
         for result in unmet:
             rule = by_id.get(result.id)
-            head = _constraint_line(rule, fps) if rule else f"{result.id} {result.kind}"
+            head = constraint_line(rule, fps) if rule else f"{result.id} {result.kind}"
             parts.append(f"- {head} | {result.message or 'not satisfied'}")
     if report.errors:
         parts.append("NOT EXECUTABLE:")
@@ -125,12 +126,12 @@ def render_compact_prompt(task: Task, timeline: Timeline, report: Report) -> str
         for cid in clips:
             clip = task.clips[cid]
             parts.append(
-                f"{cid} | {_s(clip.duration, fps)}s | {','.join(sorted(clip.tags))} | "
-                f"{_caption(clip.caption)}"
+                f"{cid} | {seconds(clip.duration, fps)}s | {','.join(sorted(clip.tags))} | "
+                f"{caption(clip.caption)}"
             )
     if task.tracks:
         placed = timeline.music.track_id if timeline.music else "none"
         parts.append(f"MUSIC (placed: {placed}; id | dur | bpm | mood | beat grid):")
-        parts.extend(_track_line(t, fps) for t in task.tracks.values())
+        parts.extend(track_line(t, fps) for t in task.tracks.values())
     parts.append("Answer with one Patch.1 JSON object.")
     return "\n".join(parts)

@@ -21,16 +21,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from protocol.verifier.timeline import TimelineIn
 from services.planner.proposers.compact import render_task
-from services.planner.proposers.prompting import (
-    PatchParseError,
-    _constraint_line,
-    _first_json,
-    _s,
-    _track_line,
-)
+from services.planner.proposers.prompt_lines import constraint_line, seconds, track_line
+from services.planner.proposers.prompting import PatchParseError, _first_json
 from services.verifier.errors import UnknownReference
-from services.verifier.protocol.timeline import TimelineIn
 from services.verifier.score import Verifier
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline, to_frames
@@ -75,15 +70,15 @@ def render_draft_messages(task: Task) -> list[dict[str, str]]:
     """The chat messages a model drafts from: the rules, then the task (ledger, pool as
     ``id | dur | orientation | tags`` lines, music)."""
     fps = task.fps
-    parts = [*render_task(task), "LEDGER:", *(_constraint_line(c, fps) for c in task.ledger)]
+    parts = [*render_task(task), "LEDGER:", *(constraint_line(c, fps) for c in task.ledger)]
     parts.append(f"CLIPS ({len(task.clips)}; id | dur | orientation | tags):")
     parts.extend(
-        f"{c.id} | {_s(c.duration, fps)}s | {c.orientation.value} | {','.join(sorted(c.tags))}"
+        f"{c.id} | {seconds(c.duration, fps)}s | {c.orientation.value} | {','.join(sorted(c.tags))}"
         for c in task.clips.values()
     )
     if task.tracks:
         parts.append("MUSIC (id | dur | bpm | mood | beat grid):")
-        parts.extend(_track_line(t, fps) for t in task.tracks.values())
+        parts.extend(track_line(t, fps) for t in task.tracks.values())
     parts.append("Answer with one Timeline.1 JSON object.")
     return [
         {"role": "system", "content": DRAFT_SYSTEM_PROMPT},

@@ -19,20 +19,23 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import fields
-from itertools import pairwise
-from statistics import median
 from typing import Any
 
 from pydantic import ValidationError
 
+from protocol.verifier.patch import PatchIn, patch_payload
+from protocol.verifier.timeline import timeline_payload
 from services.planner.proposers.base import Proposal, ProposerStats
+from services.planner.proposers.compact import render_compact_prompt
+from services.planner.proposers.prompt_lines import (
+    caption,
+    constraint_line,
+    seconds,
+    track_line,
+)
 from services.verifier import patches as P
-from services.verifier.ledger import Constraint
-from services.verifier.protocol.patch import PatchIn, patch_payload
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.score import Report
-from services.verifier.task import MusicTrack, Selector, Task
+from services.verifier.task import Task
 from services.verifier.timeline import Timeline
 
 __all__ = [
@@ -46,12 +49,6 @@ __all__ = [
     "render_messages",
     "render_prompt",
 ]
-
-CAPTION_CHARS = 80
-"""Captions past this are cut (with an ellipsis): an 80-clip pool stays well under 4k tokens."""
-
-# Ledger fields held in frames; the prompt shows them in seconds under a ``_s`` name.
-_FRAME_FIELDS = frozenset({"min", "max", "target", "tolerance", "min_duration", "max_duration"})
 
 SYSTEM_PROMPT = """\
 You repair video-editing timelines. You receive an editing task (brief, constraint ledger, \
@@ -76,8 +73,6 @@ def render_messages(
 ) -> list[dict[str, str]]:
     """The chat messages every model proposer sends: the system rules, then the state
     (:func:`render_compact_prompt` by default, :func:`render_prompt` with ``compact=False``)."""
-    from services.planner.proposers.compact import render_compact_prompt
-
     render = render_compact_prompt if compact else render_prompt
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
@@ -93,35 +88,25 @@ def render_prompt(task: Task, timeline: Timeline, report: Report) -> str:
         f"TASK {task.id} | fps {fps} | aspect {brief.aspect} | style {brief.style}",
         f"BRIEF: {brief.text}",
         "LEDGER:",
-        *(_constraint_line(c, fps) for c in task.ledger),
+        *(constraint_line(c, fps) for c in task.ledger),
         f"CLIPS ({len(task.clips)}; id | dur | orientation | tags | caption):",
         *(
-            f"{c.id} | {_s(c.duration, fps)}s | {c.orientation.value} | "
-            f"{','.join(sorted(c.tags))} | {_caption(c.caption)}"
+            f"{c.id} | {seconds(c.duration, fps)}s | {c.orientation.value} | "
+            f"{','.join(sorted(c.tags))} | {caption(c.caption)}"
             for c in task.clips.values()
         ),
     ]
     if task.tracks:
         parts.append("MUSIC (id | dur | bpm | mood | beat grid):")
-        parts.extend(_track_line(t, fps) for t in task.tracks.values())
+        parts.extend(track_line(t, fps) for t in task.tracks.values())
     parts.append(
-        f"CURRENT TIMELINE ({len(timeline.shots)} shots, {_s(timeline.length, fps)} s; "
+        f"CURRENT TIMELINE ({len(timeline.shots)} shots, {seconds(timeline.length, fps)} s; "
         f"cuts at {_cuts(timeline)}):"
     )
     parts.append("```json\n" + _json(_compact_timeline(timeline)) + "\n```")
     parts.extend(_report_lines(report, fps))
     parts.append("Answer with one Patch.1 JSON object.")
     return "\n".join(parts)
-
-
-def _s(frames: int, fps: int) -> str:
-    """Frames as short seconds: 90 → ``3``, 95 at 30 fps → ``3.167``."""
-    return f"{round(frames / fps, 3):g}"
-
-
-def _caption(text: str) -> str:
-    text = " ".join(text.replace("|", "/").split())
-    return text if len(text) <= CAPTION_CHARS else text[: CAPTION_CHARS - 1].rstrip() + "…"
 
 
 def _json(value: Any) -> str:
@@ -139,66 +124,14 @@ def _compact_timeline(timeline: Timeline) -> dict[str, Any]:
 
 def _cuts(timeline: Timeline) -> str:
     cuts = timeline.cut_positions()
-    return ", ".join(_s(c, timeline.fps) for c in cuts) + " s" if cuts else "none"
-
-
-def _selector(selector: Selector) -> str:
-    parts = []
-    if selector.clip_ids:
-        parts.append("clip_ids:" + ",".join(sorted(selector.clip_ids)))
-    if selector.tags:
-        parts.append("tags:" + ",".join(sorted(selector.tags)))
-    return "{" + " | ".join(parts) + "}"
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, Selector):
-        return _selector(value)
-    if isinstance(value, frozenset | set):
-        return ",".join(sorted(str(getattr(v, "value", v)) for v in value))
-    if isinstance(value, tuple | list):
-        return ",".join(str(v) for v in value)
-    return str(getattr(value, "value", value))
-
-
-def _constraint_line(constraint: Constraint, fps: int) -> str:
-    """``L1 duration hard: min_s=28 max_s=32``; soft ones show their weight."""
-    strength = "hard" if constraint.hard else f"soft w={constraint.weight:g}"
-    params = []
-    for f in fields(constraint):
-        if not f.init or f.name in ("id", "hard", "weight"):
-            continue
-        value = getattr(constraint, f.name)
-        if value is None:
-            continue
-        if f.name in _FRAME_FIELDS:
-            params.append(f"{f.name}_s={_s(value, fps)}")
-        else:
-            params.append(f"{f.name}={_value(value)}")
-    return f"{constraint.id} {constraint.kind} {strength}: " + " ".join(params)
-
-
-def _grid(points: tuple[int, ...], fps: int, what: str) -> str:
-    if not points:
-        return f"no {what}"
-    if len(points) == 1:
-        return f"{what} at {_s(points[0], fps)}s"
-    step = median(b - a for a, b in pairwise(points))
-    return f"{len(points)} {what} ~every {_s(round(step), fps)}s from {_s(points[0], fps)}s"
-
-
-def _track_line(track: MusicTrack, fps: int) -> str:
-    return (
-        f"{track.id} | {_s(track.duration, fps)}s | {track.bpm:g} | {track.mood or '-'} | "
-        f"{_grid(track.beats, fps, 'beats')}; {_grid(track.downbeats, fps, 'downbeats')}"
-    )
+    return ", ".join(seconds(c, timeline.fps) for c in cuts) + " s" if cuts else "none"
 
 
 def _report_lines(report: Report, fps: int) -> list[str]:
     c = report.components
     lines = [
         f"VERIFIER: ves={report.ves:.3f} executable={'yes' if report.executable else 'no'} "
-        f"feasible={'yes' if report.feasible else 'no'} duration={_s(report.duration, fps)}s "
+        f"feasible={'yes' if report.feasible else 'no'} duration={seconds(report.duration, fps)}s "
         f"E={c.E} H={c.H:.2f} S={c.S:.2f} Q={c.Q:.2f}"
     ]
     unmet = [r for r in report.constraints if not r.satisfied]

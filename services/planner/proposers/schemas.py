@@ -23,9 +23,9 @@ import math
 from functools import lru_cache
 from typing import Any
 
+from protocol.verifier.patch import PatchIn
+from protocol.verifier.timeline import TimelineIn
 from services.verifier.ledger import Duration, ShotLength
-from services.verifier.protocol.patch import PatchIn
-from services.verifier.protocol.timeline import TimelineIn
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline, to_seconds
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from services.planner.relevance import relevance_scores
 from services.verifier import ledger as L
+from services.verifier.pool import MusicTrack
 from services.verifier.score import DEFAULT_PACING_S, NEAR_GRID_MAX, PACING_BANDS_S, Verifier
-from services.verifier.task import MusicTrack, Task
+from services.verifier.task import Task
 from services.verifier.timeline import MusicPlacement, Shot, Timeline, TransitionType
 from services.verifier.view import NearGrid, near_frames
 

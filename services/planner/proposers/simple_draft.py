@@ -15,8 +15,9 @@ from collections.abc import Callable
 
 from services.verifier.ledger import Duration, MustExclude, NoReuse, OrientationRule, ShotLength
 from services.verifier.ledger import Music as MusicRule
+from services.verifier.pool import Clip
 from services.verifier.score import DEFAULT_PACING_S, PACING_BANDS_S
-from services.verifier.task import Clip, Task
+from services.verifier.task import Task
 from services.verifier.text import terms
 from services.verifier.timeline import FrameRange, MusicPlacement, Shot, Timeline
 

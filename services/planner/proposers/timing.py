@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from services.planner.proposers.search_context import Grid, SearchContext, shot_handles
-from services.verifier.task import MusicTrack
+from services.verifier.pool import MusicTrack
 from services.verifier.timeline import MusicPlacement, Shot
 
 INFEASIBLE = float("inf")

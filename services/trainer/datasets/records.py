@@ -17,23 +17,28 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from protocol.verifier import PatchIn, TaskIn, TimelineIn
 from services.common.errors import RefineryError
 from services.planner.proposers.prompting import patch_text, render_messages
-from services.verifier.protocol import PatchIn, TaskIn, TimelineIn
 from services.verifier.score import Report, Verifier
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline
 
 __all__ = [
+    "REPORT_ROUNDING",
     "DatasetError",
     "RepairRecord",
     "ReplayedState",
     "TaskBook",
     "broken_hard",
     "parse_records",
+    "row_for",
     "state_digest",
     "state_key",
 ]
+
+REPORT_ROUNDING = 1e-3
+"""Recorded and replayed VES differing by more than this are counted as ``ves_drift``."""
 
 
 class DatasetError(RefineryError):
@@ -218,3 +223,24 @@ class TaskBook:
         except (ValidationError, RefineryError, ValueError):
             return None
         return patch_text(ops, task.fps)
+
+
+def row_for(
+    task_id: str,
+    best: RepairRecord,
+    messages: list[dict[str, str]],
+    completion: str,
+    key: str | None = None,
+) -> dict[str, Any]:
+    """One SFT row: the planner's prompt for the state and the patch text as the answer."""
+    return {
+        "prompt": [dict(m) for m in messages],
+        "completion": [{"role": "assistant", "content": completion}],
+        "meta": {
+            "task_id": task_id,
+            "state_key": state_digest(key if key is not None else best.state),
+            "proposer": best.proposer,
+            "ves_before": best.ves_before,
+            "ves_after": best.ves_after,
+        },
+    }

@@ -25,27 +25,24 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from services.trainer.datasets.records import (
+    REPORT_ROUNDING,
     DatasetError,
     RepairRecord,
     TaskBook,
     parse_records,
-    state_digest,
+    row_for,
 )
+from services.trainer.datasets.repair_trajectories import build_trajectory_sft
 from services.trainer.datasets.stats import Tally
 
 __all__ = [
-    "REPORT_ROUNDING",
     "SELECTS",
     "best_candidate",
     "build_repair_sft",
     "group_by_state",
-    "row_for",
 ]
 
 SELECTS = ("trajectory", "state")
-
-REPORT_ROUNDING = 1e-3
-"""Recorded and replayed VES differing by more than this are counted as ``ves_drift``."""
 
 StateGroups = dict[tuple[str, str], list[RepairRecord]]
 
@@ -84,8 +81,6 @@ def build_repair_sft(
     """Planner records + their tasks → (SFT rows, stats); see the module docstring.
     ``controls`` name negative-control proposers (trajectory selection only)."""
     if select == "trajectory":
-        from services.trainer.datasets.repair_trajectories import build_trajectory_sft
-
         return build_trajectory_sft(
             records, tasks, min_gain=min_gain, proposers=proposers, controls=controls
         )
@@ -140,24 +135,3 @@ def _state_row(
     if completion is None:
         return "bad_patch"
     return row_for(task_id, best, replayed.messages, completion, key), replayed.report.ves
-
-
-def row_for(
-    task_id: str,
-    best: RepairRecord,
-    messages: list[dict[str, str]],
-    completion: str,
-    key: str | None = None,
-) -> dict[str, Any]:
-    """One SFT row: the planner's prompt for the state and the patch text as the answer."""
-    return {
-        "prompt": [dict(m) for m in messages],
-        "completion": [{"role": "assistant", "content": completion}],
-        "meta": {
-            "task_id": task_id,
-            "state_key": state_digest(key if key is not None else best.state),
-            "proposer": best.proposer,
-            "ves_before": best.ves_before,
-            "ves_after": best.ves_after,
-        },
-    }

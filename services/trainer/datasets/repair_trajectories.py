@@ -25,16 +25,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from protocol.verifier import PatchIn, TimelineIn
 from services.common.errors import RefineryError
-from services.trainer.datasets.records import RepairRecord, TaskBook, parse_records
+from services.trainer.datasets.records import (
+    REPORT_ROUNDING,
+    RepairRecord,
+    TaskBook,
+    parse_records,
+    row_for,
+)
 from services.trainer.datasets.stats import Tally
 from services.verifier.errors import PatchRejected
 from services.verifier.patches import apply_patch
-from services.verifier.protocol import PatchIn, TimelineIn
 
 __all__ = ["Trajectory", "build_trajectory_sft", "replay_trajectory"]
-
-REPORT_ROUNDING = 1e-3
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +175,6 @@ def _rows(
     book: TaskBook, task_id: str, trajectory: Trajectory, min_gain: float
 ) -> list[dict[str, Any]]:
     """The winning trajectory's improving steps as rows (prompt from the replayed state)."""
-    from services.trainer.datasets.repair_sft import row_for
-
     out = []
     for step in trajectory.steps:
         if (step.ves_after or 0.0) - step.ves_before <= min_gain:

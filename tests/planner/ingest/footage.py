@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from services.planner.export.media import ffmpeg_binary
+from protocol.media import ffmpeg_binary
 
 FPS = 30
 SIZE = "320x180"

@@ -12,13 +12,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from clients.verifier import VerifierClient
+from protocol.media import ffmpeg_binary
+from protocol.planner import AnalysisOutput
+from protocol.verifier import TaskIn
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
-from services.planner.export.media import ffmpeg_binary
-from services.planner.protocol import AnalysisOutput
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
-from services.verifier.protocol import TaskIn
 from tests.planner.fake_openai import serve
 from tests.planner.ingest.fake_vlm import FakeVision
 

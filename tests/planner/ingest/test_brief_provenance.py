@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from protocol.verifier import TaskIn
 from services.planner.ingest.brief.compiler import orientation_of_aspect
-from services.verifier.protocol import TaskIn
 from tests.planner.ingest.helpers import compiled, stated, unparsed, words_of
 from tests.planner.ingest.pools import ONE_TRACK, SURF, TWO_TRACKS, WEDDING
 

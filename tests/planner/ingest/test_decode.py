@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from services.planner.export.media import ffmpeg_binary
+from protocol.media import ffmpeg_binary
 from services.planner.ingest.decode import FfmpegCapture, FrameBatches
 from services.planner.ingest.probe import probe
 from tests.planner.ingest import footage

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import soundfile
 
-from services.planner.export.media import ffmpeg_binary
+from protocol.media import ffmpeg_binary
+from protocol.verifier.task import MusicTrackIn
 from services.planner.ingest.errors import MediaUnreadable, NotMedia
 from services.planner.ingest.music import analyze_music, downbeat_phase, load_audio, mood_of
-from services.verifier.protocol.task import MusicTrackIn
 
 SR = 44_100
 

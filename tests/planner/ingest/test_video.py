@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from services.planner.export.errors import MediaOutsideRoot
+from protocol.media_errors import MediaOutsideRoot
+from protocol.verifier import TaskIn
+from protocol.verifier.task import ClipIn
 from services.planner.ingest.video import analyze_video
-from services.verifier.protocol import TaskIn
-from services.verifier.protocol.task import ClipIn
 
 
 def test_a_file_becomes_one_clip_per_shot_in_task_form(media: Path):

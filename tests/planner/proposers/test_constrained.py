@@ -12,6 +12,8 @@ pytest.importorskip("xgrammar")
 from fastapi.testclient import TestClient
 
 from benchmarks.editbench import generate
+from protocol.verifier import TaskIn
+from protocol.verifier.timeline import timeline_payload
 from services.planner.proposers import hf
 from services.planner.proposers.drafting import read_timeline
 from services.planner.proposers.hf import HFProposer
@@ -26,8 +28,6 @@ from services.planner.proposers.simple_draft import simple_draft
 from services.verifier import patches as P
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
-from services.verifier.protocol import TaskIn
-from services.verifier.protocol.timeline import timeline_payload
 from services.verifier.score import Verifier
 from services.verifier.timeline import FrameRange
 from tests.planner.proposers.tiny import build

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from protocol.verifier.task import ConstraintUnion
 from services.common.openai_chat import ChatEndpoint, ChatEndpointOwner
 from services.planner.ingest.brief.compiler import CompiledBrief
-from services.verifier.protocol.task import ConstraintUnion
 
 __all__ = ["LLMBriefCompiler", "answer_schema"]
 

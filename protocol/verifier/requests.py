@@ -10,12 +10,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from services.common.protocol import StrictBool
-from services.verifier.protocol.base import MAX_ITEMS, Wire
-from services.verifier.protocol.patch import PatchIn
-from services.verifier.protocol.report import ReportOut
-from services.verifier.protocol.task import TaskIn
-from services.verifier.protocol.timeline import TimelineIn, TimelineOut
+from protocol.common import StrictBool
+from protocol.verifier.base import MAX_ITEMS, Wire
+from protocol.verifier.patch import PatchIn
+from protocol.verifier.report import ReportOut
+from protocol.verifier.task import TaskIn
+from protocol.verifier.timeline import TimelineIn, TimelineOut
 
 
 class VerifyBody(Wire):

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from protocol.verifier.base import MAX_ITEMS, Fps, Id, Seconds, Wire
 from services.verifier.errors import UnknownReference
-from services.verifier.protocol.base import MAX_ITEMS, Fps, Id, Seconds, Wire
 from services.verifier.task import Task
 from services.verifier.timeline import (
     CUT,

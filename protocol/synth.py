@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from services.common.protocol import (
-    FiniteFloat,
-    JobOut,
-    Seed,
-    StrictBool,
-    StrictInt,
-    UpstreamUrl,
-)
-
-if TYPE_CHECKING:
-    from services.common.jobs import Job
+from protocol.common import FiniteFloat, Seed, StrictBool, StrictInt, UpstreamUrl
+from protocol.jobs import JobOut, JobRecord
 
 __all__ = [
     "CatalogIn",
@@ -133,7 +124,7 @@ class SynthJobOut(JobOut):
     dropped: list[Any] = []
 
     @classmethod
-    def from_job(cls, job: Job) -> SynthJobOut:
+    def from_job(cls, job: JobRecord) -> SynthJobOut:
         base = JobOut.from_job(job).model_dump()
         payload = job.payload or {}
         return cls(**base, request=payload.get("request", {}), dropped=payload.get("dropped", []))

@@ -1,41 +1,25 @@
-"""Wire models every service shares: the durable job as its clients see it, the error
-envelope, and the strict, bounded field types requests use.
-
-Clients import this module, so it stays free of the database layer: the job table
-(:mod:`services.common.jobs`, SQLAlchemy) is imported only for type checking.
-"""
+"""Wire models every service shares: the error envelope and the strict, bounded field types
+requests use. The job as its clients see it is in :mod:`protocol.jobs`."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
-from services.common.errors import sanitize_value
 from services.common.upstreams import MAX_URL_LENGTH, check_url
 
 __all__ = [
     "ERROR_RESPONSES",
-    "FINISHED",
     "MAX_SEED",
     "ErrorDetail",
     "ErrorOut",
     "FiniteFloat",
-    "JobOut",
-    "JobStatus",
     "Seed",
     "StrictInt",
     "UpstreamUrl",
     "error_responses",
 ]
-
-if TYPE_CHECKING:
-    from services.common.jobs import Job
-
-JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
-FINISHED: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
-"""The statuses a job ends in."""
 
 MAX_SEED = 2**32 - 1
 
@@ -68,37 +52,6 @@ UpstreamUrl = Annotated[
 ]
 """An ``http(s)`` URL a request names (no control characters); the service still checks it
 against its allow-list before calling it."""
-
-
-class JobOut(BaseModel):
-    """``GET /v1/jobs/{id}``: status, progress while it runs, result or error when done
-    (``error`` never carries SQL text or absolute paths)."""
-
-    job_id: str
-    kind: str
-    status: str
-    progress: dict[str, Any] = {}
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    attempts: int = 0
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    finished_at: datetime | None = None
-
-    @classmethod
-    def from_job(cls, job: Job) -> JobOut:
-        return cls(
-            job_id=job.id,
-            kind=job.kind,
-            status=job.status,
-            progress=job.progress or {},
-            result=job.result,
-            error=sanitize_value(job.error) if job.error else job.error,
-            attempts=job.attempts,
-            created_at=job.created_at,
-            updated_at=job.updated_at,
-            finished_at=job.finished_at,
-        )
 
 
 class ErrorDetail(BaseModel):

@@ -7,9 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from services.common.protocol import StrictBool
-from services.verifier import ledger as L
-from services.verifier.protocol.base import (
+from protocol.common import StrictBool
+from protocol.verifier.base import (
     MAX_ITEMS,
     MAX_SMALL_ITEMS,
     MAX_TEXT,
@@ -27,7 +26,9 @@ from services.verifier.protocol.base import (
     Weight,
     Wire,
 )
-from services.verifier.task import Brief, Clip, MusicTrack, Orientation, Selector, Task
+from services.verifier import ledger as L
+from services.verifier.pool import Brief, Clip, MusicTrack, Orientation, Selector
+from services.verifier.task import Task
 from services.verifier.timeline import TransitionType, to_frames, to_frames_many
 
 

@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.planner.export.media import SAMPLE_RATE, encoder_args, resolve_media, write_media
+from protocol.media import SAMPLE_RATE, encoder_args, resolve_media, write_media
 
 __all__ = ["FootageSpec", "find_spec", "generate_footage"]
 

@@ -6,8 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from services.verifier import patches as P
-from services.verifier.protocol.base import (
+from protocol.verifier.base import (
     MAX_ITEMS,
     Count,
     Id,
@@ -16,6 +15,7 @@ from services.verifier.protocol.base import (
     Tolerance,
     Wire,
 )
+from services.verifier import patches as P
 from services.verifier.timeline import FrameRange, Transition, TransitionType, to_frames, to_seconds
 
 ShotIndex = Count

@@ -7,15 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, Strict
 
-from services.common.protocol import (
-    FiniteFloat,
-    Integral,
-    JobOut,
-    Seed,
-    StrictBool,
-    StrictInt,
-    UpstreamUrl,
-)
+from protocol.common import FiniteFloat, Integral, Seed, StrictBool, StrictInt, UpstreamUrl
+from protocol.jobs import JobOut
 
 DatasetKind = Literal["repair_sft", "tool_sft", "evo_pairs", "solar", "grpo_sparse", "gui_sft"]
 TrainKind = Literal["sft", "dpo", "solar", "grpo_sparse"]

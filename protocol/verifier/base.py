@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
-from services.common.protocol import Integral
+from protocol.common import Integral
 
 MAX_SECONDS = 86_400.0
 """The longest time on the wire (24 h): clip and track lengths, offsets, in and out points."""

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator, model_validator
 
-from services.common.protocol import Seed, StrictBool
-from services.planner.ingest.paths import AUDIO_EXTENSIONS, VIDEO_EXTENSIONS, expand
-from services.verifier.protocol import ReportOut, TaskIn, TimelineIn, TimelineOut
-from services.verifier.protocol.base import (
+from protocol.common import Seed, StrictBool
+from protocol.verifier import ReportOut, TaskIn, TimelineIn, TimelineOut
+from protocol.verifier.base import (
     MAX_ITEMS,
     MAX_TEXT,
     Count,
@@ -19,7 +17,7 @@ from services.verifier.protocol.base import (
     PositiveCount,
     Tag,
 )
-from services.verifier.protocol.task import ClipIn, MusicTrackIn
+from protocol.verifier.task import ClipIn, MusicTrackIn
 
 ProposerName = Annotated[str, Field(min_length=1, max_length=500)]
 MIN_BUDGET_S = 1.0
@@ -233,18 +231,6 @@ class AnalyzeRequest(BaseModel):
         if not self.paths and not self.music:
             raise ValueError("give footage in paths or tracks in music (both are empty)")
         return self
-
-    def to_payload(self, media_root: Path) -> dict[str, Any]:
-        """The job's payload: every file, relative to the root; raises for a path outside it
-        or one that does not exist (naming ``paths[i]`` / ``music[i]``)."""
-        files = expand(self.paths, media_root, field="paths", extensions=VIDEO_EXTENSIONS)
-        music = expand(self.music, media_root, field="music", extensions=AUDIO_EXTENSIONS)
-        return {
-            "files": files,
-            "music": music,
-            "split_shots": self.split_shots,
-            "captions": self.captions,
-        }
 
 
 class AnalysisError(BaseModel):

@@ -1,8 +1,8 @@
 """Wire models of the verifier: Task.1, Timeline.1, Patch.1, Report.1 and the HTTP bodies."""
 
-from services.verifier.protocol.patch import OpUnion, PatchIn
-from services.verifier.protocol.report import ReportOut
-from services.verifier.protocol.requests import (
+from protocol.verifier.patch import OpUnion, PatchIn
+from protocol.verifier.report import ReportOut
+from protocol.verifier.requests import (
     ApplyBody,
     ApplyRequest,
     ApplyResponse,
@@ -13,8 +13,8 @@ from services.verifier.protocol.requests import (
     VerifyBody,
     VerifyRequest,
 )
-from services.verifier.protocol.task import ConstraintUnion, TaskIn
-from services.verifier.protocol.timeline import TimelineIn, TimelineOut
+from protocol.verifier.task import ConstraintUnion, TaskIn
+from protocol.verifier.timeline import TimelineIn, TimelineOut
 
 __all__ = [
     "ApplyBody",

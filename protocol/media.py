@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import unquote, urlsplit
 
-from services.planner.export.errors import (
+from protocol.media_errors import (
     FfmpegUnavailable,
     MediaNotFound,
     MediaOutsideRoot,
     RenderFailed,
 )
-from services.verifier.task import Clip, MusicTrack, Orientation, Task
+from services.verifier.pool import Clip, MusicTrack, Orientation
+from services.verifier.task import Task
 
 __all__ = [
     "SAMPLE_RATE",
