@@ -19,6 +19,7 @@ from typing import Any
 
 import typer
 
+from benchmarks.cpu_threads import DEFAULT_THREADS, torch_threads
 from benchmarks.editbench import generate
 from protocol.verifier import TaskIn
 from protocol.verifier.timeline import timeline_payload
@@ -134,19 +135,25 @@ def cli(
     drafts: int = typer.Option(4, help="Draft answers per task."),
     seed: int = 0,
     sft_steps: int = typer.Option(0, help="Brief SFT steps on the search teacher first."),
+    threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the figures here."),
 ) -> None:
     """Measure the parse rate of an untrained checkpoint under constrained decoding."""
     chosen = [TaskIn.model_validate(r["task"]).to_task() for r in generate(tasks, seed=0)]
-    with tempfile.TemporaryDirectory() as scratch:
-        started = time.monotonic()
+    with tempfile.TemporaryDirectory() as scratch, torch_threads(threads) as used:
+        started, cpu = time.monotonic(), time.process_time()
         path = build(Path(scratch) / "untrained", chosen, size=size, seed=seed)
         if sft_steps:
             brief_sft(path, chosen, steps=sft_steps, seed=seed)
         figures = measure(chosen, path, candidates=candidates, drafts=drafts, seed=seed)
         clear_cache(path)
     figures.update(
-        size=size, tasks=tasks, sft_steps=sft_steps, seconds=round(time.monotonic() - started, 1)
+        size=size,
+        tasks=tasks,
+        sft_steps=sft_steps,
+        torch_threads=used,
+        seconds=round(time.monotonic() - started, 1),
+        cpu_seconds=round(time.process_time() - cpu, 1),
     )
     text = json.dumps(figures, indent=2)
     typer.echo(text)

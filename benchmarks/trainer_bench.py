@@ -44,6 +44,7 @@ from typing import Any
 import typer
 from rich.progress import Progress, TaskID
 
+from benchmarks.cpu_threads import DEFAULT_THREADS, torch_threads
 from benchmarks.editbench import generate
 from benchmarks.trainer_bench_gui import step_sr
 from benchmarks.trainer_bench_loop import LoopBudget, LoopRunner, planner_session
@@ -424,9 +425,12 @@ def cli(
         None, "--plot", help="The SOLAR vs sparse curves as a PNG (default: next to --json)."
     ),
     work_dir: Path | None = typer.Option(None, help="Keep checkpoints here (default: a temp dir)."),
+    threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
 ) -> None:
     """Run the learning ladder (repair SFT, evo, GUI SFT, SOLAR vs sparse online) as JSON."""
-    results = run_seeds(QUICK if quick else FULL, seeds, work_dir=work_dir)
+    with torch_threads(threads) as used:
+        results = run_seeds(QUICK if quick else FULL, seeds, work_dir=work_dir)
+    results["torch_threads"] = used
     png = plot or json_path.with_suffix(".png")
     results["plot"] = str(png)
     json_path.write_text(json.dumps(results, indent=2) + "\n")

@@ -131,6 +131,7 @@ def test_a_quick_run_reports_every_figure_in_range(quick: dict[str, Any]) -> Non
     assert sum(quick["teacher_wins"].values()) > 0
     assert set(quick["ves_teachers"]) == set(QUICK.teachers)
     assert quick["sft_tokens_per_s"] > 0 and quick["python_calibration_us"] > 0
+    assert quick["torch_threads"] == 1
     assert quick["train_tasks"] == QUICK.train_tasks
     assert quick["teacher_records"] > 0 and quick["repair_sft_rows"] > 0
     assert quick["seeds"] == [seeds_for(0), seeds_for(1)]
