@@ -11,8 +11,9 @@ from services.planner.exact import timing
 from services.planner.exact.discretise import music_options
 from services.planner.exact.solver import solve
 from services.verifier import ledger as L
+from services.verifier.pool import Brief, MusicTrack, Selector
 from services.verifier.score import Verifier
-from services.verifier.task import Brief, MusicTrack, Selector, Task
+from services.verifier.task import Task
 from services.verifier.timeline import CUT
 from tests.planner.test_exact import CLIPS, FPS, TRACK, _brute_force, _task
 
