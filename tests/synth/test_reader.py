@@ -310,3 +310,75 @@ FILTER = _tool(
 def test_prefixed_units_in_the_unit_the_description_asks_for() -> None:
     calls = read("Design a filter with capacitance of 220µF and a cutoff of 3kHz.", [FILTER])
     assert calls == (Call("design_filter", {"capacitance": 0.00022, "cutoff": 3.0}),)
+
+
+FIELD = _tool(
+    "electric_field",
+    "Calculate the electric field strength at a distance from a point charge.",
+    {
+        "charge": {"type": "integer", "description": "The charge in Coulombs."},
+        "distance": {"type": "number", "description": "The distance from the charge in meters."},
+        "medium": {"type": "string", "description": "The medium around the charge."},
+    },
+    ["charge", "distance"],
+)
+
+
+def test_a_follow_up_that_says_the_same_keeps_the_earlier_values() -> None:
+    query = (
+        "What is the electric field strength 0.5 meters from a charge of 3 Coulombs "
+        "in a 'glycerin' medium? "
+        "Then do the same at a distance of 4 meters."
+    )
+    calls = read(query, [FIELD])
+    assert calls == (
+        Call("electric_field", {"charge": 3, "distance": 0.5, "medium": "glycerin"}),
+        Call("electric_field", {"charge": 3, "distance": 4.0, "medium": "glycerin"}),
+    )
+
+
+def test_without_the_same_a_second_sentence_keeps_only_its_own_values() -> None:
+    query = (
+        "What is the electric field strength 0.5 meters from a charge of 3 Coulombs "
+        "in a 'glycerin' medium? "
+        "Also the electric field strength 2 meters from a charge of 7 Coulombs."
+    )
+    second = read(query, [FIELD])[-1]
+    assert second == Call("electric_field", {"charge": 7, "distance": 2.0})
+
+
+STOCKS = _tool(
+    "stock_quote",
+    "Get the price of a stock.",
+    {
+        "company": {"type": "string", "description": "The company."},
+        "data_type": {"type": "string", "description": "The kind of price data, e.g. close."},
+    },
+    ["company"],
+)
+
+
+def test_a_proper_name_goes_to_the_parameter_that_names_something() -> None:
+    calls = read("What was the last price of Globex Industries stock?", [STOCKS])
+    assert calls == (Call("stock_quote", {"company": "Globex Industries"}),)
+
+
+HEADLINES = _tool(
+    "headlines",
+    "Fetch news headlines on a topic.",
+    {
+        "topic": {"type": "string", "description": "The topic of the news."},
+        "count": {"type": "integer", "description": "The number of headlines to return."},
+    },
+    ["topic"],
+)
+
+
+def test_an_optional_count_said_in_words_is_read() -> None:
+    calls = read("Show me seven headlines about Solar Energy.", [HEADLINES])
+    assert calls == (Call("headlines", {"topic": "Solar Energy", "count": 7}),)
+
+
+def test_a_number_word_that_counts_something_else_is_no_optional_count() -> None:
+    calls = read("Between the two parties, what are the headlines about Solar Energy?", [HEADLINES])
+    assert calls == (Call("headlines", {"topic": "Solar Energy"}),)

@@ -196,8 +196,23 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     groups = _route(query, specs)
     calls: list[Call] = []
     for spec, text in groups:
-        calls.extend(_calls(spec, text, reference))
+        calls.extend(_same_again(_calls(spec, text, reference), text, calls))
     return tuple(_complete_calls(_inherit(calls, specs), specs))
+
+
+_SAME = re.compile(r"\b(?:the same|same|again|repeat|likewise|similarly)\b", re.I)
+
+
+def _same_again(new: list[Call], text: str, earlier: Sequence[Call]) -> list[Call]:
+    """A follow-up that says "the same" ("then do the same for Paris", "fetch it again in
+    genbank format") keeps what the previous call of that function set and it does not
+    restate."""
+    if not new or not _SAME.search(text):
+        return new
+    before = next((c for c in reversed(earlier) if c.name == new[0].name), None)
+    if before is None:
+        return new
+    return [Call(c.name, {**before.arguments, **c.arguments}) for c in new]
 
 
 def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
@@ -262,8 +277,11 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         if owner is None and any(o is not None for o in owners[index:]):
             pending.append(clause)  # context belongs to the next ask
             continue
+        if owner is None and segments and not pending and _SAME.search(clause):
+            owner = segments[-1][0]  # "then do the same for …": the previous ask again
         joins = segments and segments[-1][0] == owner and not pending
-        if owner is None or (joins and not _complete(specs[owner], clause)):
+        apart = owner is not None and (_complete(specs[owner], clause) or _SAME.search(clause))
+        if owner is None or (joins and not apart):
             segments[-1][1].append(clause)
             continue
         segments.append((owner, [*pending, clause]))
@@ -318,6 +336,8 @@ def _score(param: _Param, mention: Mention) -> float:
         and re.search(r"(?:^|_)(?:id|number|code)$", param.name, re.I)
     ):
         compat = 0.9  # "patient with id 546382"
+    if kind == "string" and mention.kind == "name":
+        compat = _name_fit(param)
     if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
         return 0.0
     fmt = schema.get("format")
@@ -337,6 +357,23 @@ def _score(param: _Param, mention: Mention) -> float:
     for distance, word in enumerate(mention.after):
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
     return compat * (1.0 + context)
+
+
+_ENTITY = frozenset(
+    "name company person artist author team player title brand organization".split()
+)
+_CATEGORY = frozenset("type level format mode unit category status kind detail order".split())
+
+
+def _name_fit(param: _Param) -> float:
+    """How well a proper name fits a text parameter: best one that names something (a
+    company, a city, a title), least one that picks a kind or a level of something."""
+    said = {stem(w) for w in words(label(param.name))}
+    if said & {stem(w) for w in _ENTITY}:
+        return 1.0
+    if said & {stem(w) for w in _CATEGORY}:
+        return 0.5
+    return 0.8
 
 
 def _assign(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
@@ -422,8 +459,10 @@ def _coordinated(text: str, first: Mention, then: Mention) -> bool:
 
 def _admissible(param: _Param, mention: Mention) -> bool:
     """An optional parameter takes a value only when the query ties it to the parameter."""
-    if mention.kind in ("phrase", "spelled"):
+    if mention.kind == "phrase":
         return False
+    if mention.kind == "spelled":  # "ten major events" for a count: only when tied
+        return param.kind == "integer" and _counts(param, mention)
     if param.kind == "array" and mention.kind != "list":  # loose numbers: only when tied
         return _near(param, mention)
     if param.kind == "string" and mention.kind in ("number", "percent"):
@@ -431,6 +470,17 @@ def _admissible(param: _Param, mention: Mention) -> bool:
     if mention.kind == "name":
         return _evidence(param, mention)
     return True
+
+
+_COUNTING = re.compile(r"\bnumber of\b|\bcount\b|\bhow many\b|\bquantity\b", re.I)
+
+
+def _counts(param: _Param, mention: Mention) -> bool:
+    """Whether a number word counts what ``param`` counts: the parameter is a count ("the
+    number of events") and a word just after the number is in it ("ten major events")."""
+    said = f"{label(param.name)} {param.schema.get('description', '')}"
+    counted = {stem(w) for w in mention.after[:3]}
+    return bool(_COUNTING.search(said)) and bool(counted & set(param.stems))
 
 
 def _evidence(param: _Param, mention: Mention) -> bool:
@@ -445,8 +495,8 @@ def _evidence(param: _Param, mention: Mention) -> bool:
     return _near(param, mention)
 
 
-def _near(param: _Param, mention: Mention) -> bool:
-    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:2]}
+def _near(param: _Param, mention: Mention, ahead: int = 2) -> bool:
+    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:ahead]}
     return any(w in param.stems for w in near)
 
 
