@@ -382,3 +382,27 @@ def test_an_optional_count_said_in_words_is_read() -> None:
 def test_a_number_word_that_counts_something_else_is_no_optional_count() -> None:
     calls = read("Between the two parties, what are the headlines about Solar Energy?", [HEADLINES])
     assert calls == (Call("headlines", {"topic": "Solar Energy"}),)
+
+
+def _stat(name: str, what: str) -> dict:
+    numbers = {"type": "array", "items": {"type": "number"}, "description": "The numbers."}
+    return _tool(name, f"Calculate the {what} of a list of numbers.", {"data": numbers}, ["data"])
+
+
+MEDIAN, SPREAD = _stat("stats_median", "median"), _stat("stats_variance", "variance")
+
+
+def test_one_clause_asking_two_functions_makes_a_call_of_each() -> None:
+    calls = read("Find the median and variance of the numbers [4, 8, 15].", [MEDIAN, SPREAD])
+    assert calls == (
+        Call("stats_median", {"data": [4.0, 8.0, 15.0]}),
+        Call("stats_variance", {"data": [4.0, 8.0, 15.0]}),
+    )
+
+
+def test_and_between_values_of_one_function_is_no_second_ask() -> None:
+    calls = read("What is the weather in Oslo and Bergen?", [WEATHER, DIET])
+    assert calls == (
+        Call("get_weather", {"city": "Oslo"}),
+        Call("get_weather", {"city": "Bergen"}),
+    )

@@ -216,14 +216,21 @@ def _same_again(new: list[Call], text: str, earlier: Sequence[Call]) -> list[Cal
 
 
 def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
-    """A call that lacks a required value takes it from an earlier call that set a
-    parameter of the same name ("the history of account 0012 … also its balance")."""
+    """A call that lacks a required value takes it from an earlier call of another function
+    that set a parameter of the same name ("the history of account 0012 … also its
+    balance"); a call with no value of its own also from a later one."""
     required = {s.name: [n for n, _, needed in s.props if needed] for s in specs}
     out: list[Call] = []
-    for call in calls:
+    for index, call in enumerate(calls):
         missing = [n for n in required.get(call.name, []) if n not in call.arguments]
-        earlier = {k: v for c in out if c.name != call.name for k, v in c.arguments.items()}
-        taken = {n: earlier[n] for n in missing if n in earlier}
+        others = list(reversed(out))  # the nearest before first
+        if not call.arguments:  # "the median and the variance of 3, 4, 5": the median's
+            others += calls[index + 1 :]
+        known: dict[str, Any] = {}
+        for other in (c for c in others if c.name != call.name):
+            for key, value in other.arguments.items():
+                known.setdefault(key, value)
+        taken = {n: known[n] for n in missing if n in known}
         out.append(Call(call.name, {**call.arguments, **taken}) if taken else call)
     return out
 
@@ -248,21 +255,14 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
             df[word] = df.get(word, 0) + 1
     idf = {w: math.log(1 + len(specs) / n) for w, n in df.items()}
     clauses = [
-        part
+        piece
         for c in _CLAUSE.split(query)
         if c and c.strip(" ,.")
         for part in _verb_split(c, specs)
         if part.strip(" ,.")
+        for piece in _ask_split(part, specs, idf)
     ]
-    owners: list[int | None] = []
-    for clause in clauses:
-        said = _stems(clause)
-        scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
-        best = max(range(len(specs)), key=lambda i: scores[i])
-        ranked = sorted(scores, reverse=True)
-        floor = 1.0 if len(specs) == 1 else _FLOOR
-        clear = scores[best] >= floor and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
-        owners.append(best if clear else None)
+    owners = [_owner(clause, specs, idf) for clause in clauses]
     if all(o is None for o in owners):
         whole = _stems(query)
         scores = [sum(s.words[w] * idf[w] for w in whole if w in s.words) for s in specs]
@@ -287,6 +287,46 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         segments.append((owner, [*pending, clause]))
         pending = []
     return [(specs[i], " ".join(parts)) for i, parts in segments]
+
+
+def _owner(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> int | None:
+    """The tool a clause clearly asks for (by its IDF-weighted shared words), if any."""
+    said = _stems(clause)
+    scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
+    best = max(range(len(specs)), key=lambda i: scores[i])
+    ranked = sorted(scores, reverse=True)
+    floor = 1.0 if len(specs) == 1 else _FLOOR
+    clear = scores[best] >= floor and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
+    return best if clear else None
+
+
+_ASK_JOIN = re.compile(r",?\s+and\s+|,\s+(?=(?:what|how|which|who|where|when)\b)", re.I)
+
+
+def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> list[str]:
+    """A clause that asks several functions at once ("the median and variance of …",
+    "temperature and humidity for Boston and precipitation for Rome") cut at each "and"
+    whose sides ask different tools; a piece that asks none stays with the one before."""
+    if len(specs) < 2:
+        return [clause]
+    pieces = _ASK_JOIN.split(clause)
+    if len(pieces) < 2:
+        return [clause]
+    owners = [_owner(p, specs, idf) for p in pieces]
+    if len({o for o in owners if o is not None}) < 2:
+        return [clause]
+    merged: list[str] = []
+    lead = ""  # pieces before the first ask belong to it
+    for owner, piece in zip(owners, pieces, strict=True):
+        if owner is None:
+            if merged:
+                merged[-1] = f"{merged[-1]} and {piece}"
+            else:
+                lead = f"{lead}{piece} and "
+            continue
+        merged.append(f"{lead}{piece}")
+        lead = ""
+    return merged
 
 
 def _verb_split(clause: str, specs: Sequence[_Tool]) -> list[str]:
