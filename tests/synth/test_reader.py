@@ -406,3 +406,23 @@ def test_and_between_values_of_one_function_is_no_second_ask() -> None:
         Call("get_weather", {"city": "Oslo"}),
         Call("get_weather", {"city": "Bergen"}),
     )
+
+
+AIR = _tool(
+    "air_quality",
+    "Air quality index of a city on a day.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "day": {"type": "string", "description": "The date (month-day-year) of the reading."},
+    },
+    ["city", "day"],
+)
+
+
+def test_a_year_first_slashed_date_goes_out_in_the_order_the_description_spells() -> None:
+    calls = read("What was the air quality in Lyon on 2023/09/04?", [AIR])
+    assert calls == (Call("air_quality", {"city": "Lyon", "day": "09-04-2023"}),)
+
+
+def test_a_slashed_code_is_no_date() -> None:
+    assert not [m for m in find_mentions("docket 2022/AL2562 and 2022/13/40") if m.kind == "date"]

@@ -68,7 +68,8 @@ _DATE_FORMS = (
     ("yyyy-mm-dd", "%Y-%m-%d"), ("mm-dd-yyyy", "%m-%d-%Y"), ("dd-mm-yyyy", "%d-%m-%Y"),
     ("mm/dd/yyyy", "%m/%d/%Y"), ("dd/mm/yyyy", "%d/%m/%Y"), ("yyyy/mm/dd", "%Y/%m/%d"),
 )  # fmt: skip
-_DATE_SHAPE = re.compile(r"\b(y{2,4}|mm|dd)([-/.])(y{2,4}|mm|dd)\2(y{2,4}|mm|dd)\b")
+_PART = r"(y{2,4}|mm|dd|year|month|day)"
+_DATE_SHAPE = re.compile(rf"\b{_PART}([-/.]){_PART}\2{_PART}\b")
 _FLOOR = 1.5
 """The least IDF-weighted word overlap for a clause to ask for a tool among several
 (lower, and a request no candidate serves still finds one: how irrelevance is read)."""
@@ -627,7 +628,7 @@ def _date_as(param: _Param, iso: str) -> str:
     for said, form in _DATE_FORMS:
         if said in description:
             return date.fromisoformat(iso).strftime(form)
-    shape = _DATE_SHAPE.search(description)  # "mm-dd-yyy", "dd.mm.yy": the parts' order
+    shape = _DATE_SHAPE.search(description)  # "mm-dd-yyy", "dd.mm.yy", "month-day-year"
     if shape:
         parts = {"y": "%Y", "m": "%m", "d": "%d"}
         order = [parts[shape[i][0]] for i in (1, 3, 4)]
