@@ -426,3 +426,26 @@ def test_a_year_first_slashed_date_goes_out_in_the_order_the_description_spells(
 
 def test_a_slashed_code_is_no_date() -> None:
     assert not [m for m in find_mentions("docket 2022/AL2562 and 2022/13/40") if m.kind == "date"]
+
+
+BOOK = _tool(
+    "book_train",
+    "Book a train ticket.",
+    {
+        "from_city": {"type": "string", "description": "The city of departure."},
+        "to_city": {"type": "string", "description": "The destination city."},
+        "date": {"type": "string", "description": "The travel date, yyyy-mm-dd."},
+    },
+    ["from_city", "to_city", "date"],
+)
+
+
+def test_and_another_starts_a_second_ask_of_the_same_function() -> None:
+    query = (
+        "Book a train from Oslo to Bergen on May 3, 2026 and another train "
+        "from Bergen to Trondheim on May 9, 2026."
+    )
+    assert read(query, [BOOK]) == (
+        Call("book_train", {"from_city": "Oslo", "to_city": "Bergen", "date": "2026-05-03"}),
+        Call("book_train", {"from_city": "Bergen", "to_city": "Trondheim", "date": "2026-05-09"}),
+    )

@@ -45,7 +45,8 @@ __all__ = ["read"]
 _CLAUSE = re.compile(
     r"(?<=[.?!])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|furthermore|moreover|plus)\b,?\s*|"
-    r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|last|other)\b)",
+    r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|last|other)\b)|"
+    r",?\s*\band\s+(?=(?:another|one more|a second)\s+(?!(?:at|of|for|in|on|to|with|by)\b)[a-z])",
     re.I,
 )
 _EXAMPLES = re.compile(
