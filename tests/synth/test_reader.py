@@ -430,22 +430,21 @@ def test_a_slashed_code_is_no_date() -> None:
 
 BOOK = _tool(
     "book_train",
-    "Book a train ticket.",
+    "Book a train from a departure city to a destination city on a date.",
     {
-        "from_city": {"type": "string", "description": "The city of departure."},
-        "to_city": {"type": "string", "description": "The destination city."},
-        "date": {"type": "string", "description": "The travel date, yyyy-mm-dd."},
+        "departure_city": {"type": "string", "description": "The city the train leaves from."},
+        "destination_city": {"type": "string", "description": "The city the train goes to."},
+        "date": {"type": "string", "description": "The date of the trip."},
     },
-    ["from_city", "to_city", "date"],
+    ["departure_city", "destination_city", "date"],
 )
 
 
 def test_and_another_starts_a_second_ask_of_the_same_function() -> None:
     query = (
-        "Book a train from Oslo to Bergen on May 3, 2026 and another train "
-        "from Bergen to Trondheim on May 9, 2026."
+        "Book a train from Paris to Rome on May 3rd 2026 and another train "
+        "from Rome to Oslo on May 18th 2026."
     )
-    assert read(query, [BOOK]) == (
-        Call("book_train", {"from_city": "Oslo", "to_city": "Bergen", "date": "2026-05-03"}),
-        Call("book_train", {"from_city": "Bergen", "to_city": "Trondheim", "date": "2026-05-09"}),
-    )
+    first = {"departure_city": "Paris", "destination_city": "Rome", "date": "2026-05-03"}
+    second = {"departure_city": "Rome", "destination_city": "Oslo", "date": "2026-05-18"}
+    assert read(query, [BOOK]) == (Call("book_train", first), Call("book_train", second))

@@ -45,8 +45,7 @@ __all__ = ["read"]
 _CLAUSE = re.compile(
     r"(?<=[.?!])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|furthermore|moreover|plus)\b,?\s*|"
-    r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|last|other)\b)|"
-    r",?\s*\band\s+(?=(?:another|one more|a second)\s+(?!(?:at|of|for|in|on|to|with|by)\b)[a-z])",
+    r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|last|other)\b)",
     re.I,
 )
 _EXAMPLES = re.compile(
@@ -302,13 +301,18 @@ def _owner(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> int
     return best if clear else None
 
 
+_ANOTHER = re.compile(r",?\s+and\s+(?=(?:another|one more|a second)\s+[a-z])", re.I)
 _ASK_JOIN = re.compile(r",?\s+and\s+|,\s+(?=(?:what|how|which|who|where|when)\b)", re.I)
 
 
 def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> list[str]:
     """A clause that asks several functions at once ("the median and variance of …",
     "temperature and humidity for Boston and precipitation for Rome") cut at each "and"
-    whose sides ask different tools; a piece that asks none stays with the one before."""
+    whose sides ask different tools; a piece that asks none stays with the one before.
+    "… and another flight from …" is a second ask when both sides ask a tool."""
+    again = _ANOTHER.split(clause, maxsplit=1)
+    if len(again) == 2 and all(_owner(p, specs, idf) is not None for p in again):
+        return [*_ask_split(again[0], specs, idf), *_ask_split(again[1], specs, idf)]
     if len(specs) < 2:
         return [clause]
     pieces = _ASK_JOIN.split(clause)
