@@ -448,3 +448,25 @@ def test_and_another_starts_a_second_ask_of_the_same_function() -> None:
     first = {"departure_city": "Paris", "destination_city": "Rome", "date": "2026-05-03"}
     second = {"departure_city": "Rome", "destination_city": "Oslo", "date": "2026-05-18"}
     assert read(query, [BOOK]) == (Call("book_train", first), Call("book_train", second))
+
+
+REPORT = _tool(
+    "fetch_report",
+    "Fetch a detailed report on a project.",
+    {
+        "project": {"type": "string", "description": "The project's name."},
+        "details": {"type": "boolean", "description": "True to include the details."},
+    },
+    ["project", "details"],
+)
+
+
+def test_a_required_flag_is_read_from_another_form_of_its_word() -> None:
+    calls = read("Get me the detailed report of project 'Apollo'.", [REPORT])
+    assert calls == (Call("fetch_report", {"project": "Apollo", "details": True}),)
+
+
+def test_a_required_flag_not_said_is_left_out() -> None:
+    assert read("Get me the report of project 'Apollo'.", [REPORT]) == (
+        Call("fetch_report", {"project": "Apollo"}),
+    )

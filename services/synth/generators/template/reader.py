@@ -567,15 +567,25 @@ def _own(param: _Param, hint: str) -> bool:
     return {stem(w) for w in words(hint)} <= param.shared
 
 
-def _flag(param: _Param, text: str) -> bool | None:
-    """A flag said by its words (name or description), off when negated just before."""
-    keys = {w for w in param.stems if w not in _GENERIC and w not in param.shared}
+def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
+    """A flag said by its words (name or description), off when negated just before;
+    ``loose`` (a required flag must be set): also by words the tool shares with it, and by
+    a word's other forms ("detailed" for ``details``, "multi-player" for ``multiplayer``)."""
+    keys = {w for w in param.stems if w not in _GENERIC and (loose or w not in param.shared)}
+    if loose:
+        keys |= {w.replace("_", "") for w in _stems(label(param.name))}
     tokens = words(text)
     for index, token in enumerate(tokens):
-        if stem(token) in keys:
+        said = stem(token)
+        if said in keys or (loose and _same_word(said.replace("-", ""), keys)):
             window = set(tokens[max(0, index - 4) : index])
             return not (window & _NEGATION)
     return None
+
+
+def _same_word(said: str, keys: set[str]) -> bool:
+    """Whether ``said`` is another form of one of ``keys``: the same first five letters."""
+    return len(said) >= 5 and any(len(k) >= 5 and (said[:5] == k[:5]) for k in keys)
 
 
 def _convert(param: _Param, mention: Mention) -> Any:
@@ -811,6 +821,8 @@ def _values(param: _Param, text: str) -> list[Any]:
     """The values ``param`` received (for an array: one list), optional ones only on evidence."""
     if param.kind == "boolean":
         flag = _flag(param, text)
+        if flag is None and param.required:  # "the detailed case information": details
+            flag = _flag(param, text, loose=True)
         return [] if flag is None else [flag]
     spans = param.spans
     if spans and (param.required or any(_evidence(param, m) for m in spans)):
