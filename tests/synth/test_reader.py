@@ -470,3 +470,16 @@ def test_a_required_flag_not_said_is_left_out() -> None:
     assert read("Get me the report of project 'Apollo'.", [REPORT]) == (
         Call("fetch_report", {"project": "Apollo"}),
     )
+
+
+SCORES = _tool(
+    "user_score",
+    "The average user score of a video game.",
+    {"game": {"type": "string", "description": "The game's title."}},
+    ["game"],
+)
+
+
+def test_a_colon_inside_a_quoted_title_is_no_field() -> None:
+    calls = read("Get the user score for the game 'Castle Quest: The Return' please.", [SCORES])
+    assert calls == (Call("user_score", {"game": "Castle Quest: The Return"}),)
