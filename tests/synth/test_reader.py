@@ -483,3 +483,30 @@ SCORES = _tool(
 def test_a_colon_inside_a_quoted_title_is_no_field() -> None:
     calls = read("Get the user score for the game 'Castle Quest: The Return' please.", [SCORES])
     assert calls == (Call("user_score", {"game": "Castle Quest: The Return"}),)
+
+
+ROUTE = _tool(
+    "route_distance",
+    "The driving distance of a route.",
+    {
+        "origin": {"type": "string", "description": "Where the route starts."},
+        "destination": {"type": "string", "description": "Where the route ends."},
+        "unit": {"type": "string", "description": "The unit of distance."},
+    },
+    ["origin", "destination"],
+)
+
+
+def test_between_a_and_b_gives_the_start_and_the_end() -> None:
+    calls = read("What is the driving distance between Porto Alegre and Lima?", [ROUTE])
+    assert calls == (Call("route_distance", {"origin": "Porto Alegre", "destination": "Lima"}),)
+
+
+def test_each_from_a_to_b_is_one_route() -> None:
+    calls = read(
+        "Driving distance from Lyon to Turin, then from Turin back to Lyon.", [ROUTE]
+    )
+    assert calls == (
+        Call("route_distance", {"origin": "Lyon", "destination": "Turin"}),
+        Call("route_distance", {"origin": "Turin", "destination": "Lyon"}),
+    )

@@ -711,7 +711,10 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
     mentions = find_mentions(text, reference)
-    _assign(typed, mentions, text)
+    paired = _ends(typed, mentions, text)
+    taken = {id(m) for p in paired for m in p.spans}
+    free = [m for m in mentions if id(m) not in taken]
+    _assign([p for p in typed if p not in paired], free, text)
     _order_twins(typed, mentions)
     for param in rest:
         found = _values(param, text)
@@ -734,6 +737,34 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 ]
         calls.append(Call(spec.name, arguments))
     return calls
+
+
+_START = frozenset("start origin source departure depart begin from".split())
+_END = frozenset("end destination target arrival arrive to".split())
+_SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
+_SPAN_JOIN = re.compile(r"\s+(?:back\s+)?(?:and|to)\s+(?:the\s+)?", re.I)
+
+
+def _ends(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> list[_Param]:
+    """"from A to B", "between A and B" for a start and an end parameter (``origin`` /
+    ``destination``, ``start_city`` / ``end_city``): A is the start, B the end, as often as
+    the query says it. Returns the two parameters when it did."""
+    def end_of(words_: frozenset[str]) -> _Param | None:
+        found = [p for p in params if p.kind == "string" and set(label(p.name).split()) & words_]
+        return found[0] if len(found) == 1 else None
+
+    start, end = end_of(_START), end_of(_END)
+    if start is None or end is None or start is end:
+        return []
+    for first, then in pairwise(mentions):
+        if first.kind not in ("name", "code", "quoted") or then.kind != first.kind:
+            continue
+        if _SPAN_OPEN.search(text[: first.start]) and _SPAN_JOIN.fullmatch(
+            text[first.end : then.start]
+        ):
+            start.spans.append(first)
+            end.spans.append(then)
+    return [start, end] if start.spans else []
 
 
 def _crossed(params: Sequence[_Param], values: Mapping[str, list[Any]], text: str) -> bool:
