@@ -510,3 +510,9 @@ def test_each_from_a_to_b_is_one_route() -> None:
         Call("route_distance", {"origin": "Lyon", "destination": "Turin"}),
         Call("route_distance", {"origin": "Turin", "destination": "Lyon"}),
     )
+
+
+def test_a_season_of_two_years_is_one_value() -> None:
+    said = [(m.kind, m.text) for m in find_mentions("Stats for the 2016-2017 season and 2018/19")]
+    assert said == [("code", "2016-2017"), ("code", "2018/19")]
+    assert "code" not in [m.kind for m in find_mentions("from 1990-2010")]
