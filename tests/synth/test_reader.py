@@ -516,3 +516,22 @@ def test_a_season_of_two_years_is_one_value() -> None:
     said = [(m.kind, m.text) for m in find_mentions("Stats for the 2016-2017 season and 2018/19")]
     assert said == [("code", "2016-2017"), ("code", "2018/19")]
     assert "code" not in [m.kind for m in find_mentions("from 1990-2010")]
+
+
+LOCAL_TIME = _tool(
+    "local_time",
+    "The local time somewhere.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "country": {"type": "string", "description": "The country of the city."},
+    },
+    ["city", "country"],
+)
+
+
+def test_a_place_with_its_country_fills_both_when_the_country_is_asked_apart() -> None:
+    calls = read("What time is it in Osaka, Japan?", [LOCAL_TIME])
+    assert calls == (Call("local_time", {"city": "Osaka", "country": "Japan"}),)
+    assert read("What is the weather in Osaka, Japan?", [WEATHER]) == (
+        Call("get_weather", {"city": "Osaka, Japan"}),
+    )

@@ -710,7 +710,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 text = re.sub("|".join(re.escape(h) for h in hints), " ", text, flags=re.I)
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
-    mentions = find_mentions(text, reference)
+    mentions = _unplaced(typed, find_mentions(text, reference))
     paired = _ends(typed, mentions, text)
     taken = {id(m) for p in paired for m in p.spans}
     free = [m for m in mentions if id(m) not in taken]
@@ -737,6 +737,28 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 ]
         calls.append(Call(spec.name, arguments))
     return calls
+
+
+_REGION_WORDS = frozenset("country state region province".split())
+
+
+def _unplaced(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention]:
+    """"Tokyo, Japan" is two values when the tool asks the country (or state) apart: the
+    place, then the region, whose words it takes as its own."""
+    region = next((p for p in params if set(label(p.name).split()) & _REGION_WORDS), None)
+    if region is None:
+        return mentions
+    said = tuple(label(region.name).split())
+    out: list[Mention] = []
+    for m in mentions:
+        head, comma, tail = m.text.partition(", ")
+        if m.kind != "name" or not comma or "," in tail:
+            out.append(m)
+            continue
+        cut = m.start + len(head)
+        out.append(Mention("name", head, m.start, cut, head, m.before, ()))
+        out.append(Mention("name", tail, m.end - len(tail), m.end, tail, said, m.after))
+    return out
 
 
 _START = frozenset("start origin source departure depart begin from".split())
