@@ -535,3 +535,23 @@ def test_a_place_with_its_country_fills_both_when_the_country_is_asked_apart() -
     assert read("What is the weather in Osaka, Japan?", [WEATHER]) == (
         Call("get_weather", {"city": "Osaka, Japan"}),
     )
+
+
+CONVERT = _tool(
+    "convert_money",
+    "Convert an amount of money.",
+    {
+        "amount": {"type": "number", "description": "The amount to convert."},
+        "from_currency": {"type": "string", "description": "The currency to convert from."},
+        "to_currency": {"type": "string", "description": "The currency to convert to."},
+    },
+    ["amount", "from_currency", "to_currency"],
+)
+
+
+def test_currencies_said_by_name_are_their_codes() -> None:
+    calls = read("Convert 80 Swiss francs to Australian dollars.", [CONVERT])
+    assert calls == (
+        Call("convert_money", {"amount": 80.0, "from_currency": "CHF", "to_currency": "AUD"}),
+    )
+

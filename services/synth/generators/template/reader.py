@@ -710,7 +710,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 text = re.sub("|".join(re.escape(h) for h in hints), " ", text, flags=re.I)
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
-    mentions = _unplaced(typed, find_mentions(text, reference))
+    mentions = _currencies(typed, _unplaced(typed, find_mentions(text, reference)), text)
     paired = _ends(typed, mentions, text)
     taken = {id(m) for p in paired for m in p.spans}
     free = [m for m in mentions if id(m) not in taken]
@@ -737,6 +737,37 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 ]
         calls.append(Call(spec.name, arguments))
     return calls
+
+
+_CURRENCY = re.compile(
+    r"\b(?:(?P<adj>us|american|canadian|australian|hong kong|singapore|new zealand)\s+)?"
+    r"(?P<unit>dollars?|euros?|pounds?(?: sterling)?|yen|swiss francs?|francs?|yuan|"
+    r"renminbi|rupees?|rubles?|roubles?)\b",
+    re.I,
+)
+_ISO_CURRENCY = {
+    "dollar": "USD", "us dollar": "USD", "american dollar": "USD", "canadian dollar": "CAD",
+    "australian dollar": "AUD", "hong kong dollar": "HKD", "singapore dollar": "SGD",
+    "new zealand dollar": "NZD", "euro": "EUR", "pound": "GBP", "pound sterling": "GBP",
+    "yen": "JPY", "swiss franc": "CHF", "franc": "CHF", "yuan": "CNY", "renminbi": "CNY",
+    "rupee": "INR", "ruble": "RUB", "rouble": "RUB",
+}  # fmt: skip
+
+
+def _currencies(params: Sequence[_Param], mentions: list[Mention], text: str) -> list[Mention]:
+    """Currencies said by name ("150 euros to Canadian dollars") as their ISO codes, when a
+    parameter asks for a currency; they replace the mentions they overlap."""
+    if not any("currenc" in f"{p.name} {p.schema.get('description', '')}".lower() for p in params):
+        return mentions
+    found = []
+    for m in _CURRENCY.finditer(text):
+        said = " ".join(w for w in (m["adj"], m["unit"]) if w).lower()
+        code = _ISO_CURRENCY.get(re.sub(r"s$", "", said)) or _ISO_CURRENCY.get(said)
+        if code:
+            before = tuple(words(text[max(0, m.start() - 40) : m.start()])[-3:])
+            found.append(Mention("code", code, m.start(), m.end(), code, before))
+    kept = [m for m in mentions if not any(f.start < m.end and m.start < f.end for f in found)]
+    return sorted(kept + found, key=lambda m: m.start)
 
 
 _REGION_WORDS = frozenset("country state region province".split())
