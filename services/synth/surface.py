@@ -31,6 +31,7 @@ _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MDY = re.compile(rf"\b{_MON}\.?\s+(\d{{1,2}}){_ORD},?\s+(\d{{4}})\b", re.I)
 _DMY = re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MON}\.?,?\s+(\d{{4}})\b", re.I)
 _SLASH = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+_YMD_SLASH = re.compile(r"\b(\d{4})/(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])\b(?![/\w])")
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?\b(?:\s*(am|pm)\b)?", re.I)
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|-[\w]*\d|\.\d)")
 _DIGIT = re.compile(r"\d")
@@ -96,6 +97,8 @@ def find_dates(text: str) -> tuple[tuple[int, int, str], ...]:
         found.append((m.start(), m.end(), _iso(m[3], _MONTH_INDEX[m[2][:3].lower()], m[1])))
     for m in _SLASH.finditer(text):
         found.append((m.start(), m.end(), _iso(m[3], int(m[1]), m[2])))
+    for m in _YMD_SLASH.finditer(text):  # "2022/08/16"
+        found.append((m.start(), m.end(), _iso(m[1], int(m[2]), m[3])))
     found.sort(key=lambda f: (f[0], -f[1]))
     kept: list[tuple[int, int, str]] = []
     for span in found:

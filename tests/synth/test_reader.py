@@ -310,3 +310,248 @@ FILTER = _tool(
 def test_prefixed_units_in_the_unit_the_description_asks_for() -> None:
     calls = read("Design a filter with capacitance of 220µF and a cutoff of 3kHz.", [FILTER])
     assert calls == (Call("design_filter", {"capacitance": 0.00022, "cutoff": 3.0}),)
+
+
+FIELD = _tool(
+    "electric_field",
+    "Calculate the electric field strength at a distance from a point charge.",
+    {
+        "charge": {"type": "integer", "description": "The charge in Coulombs."},
+        "distance": {"type": "number", "description": "The distance from the charge in meters."},
+        "medium": {"type": "string", "description": "The medium around the charge."},
+    },
+    ["charge", "distance"],
+)
+
+
+def test_a_follow_up_that_says_the_same_keeps_the_earlier_values() -> None:
+    query = (
+        "What is the electric field strength 0.5 meters from a charge of 3 Coulombs "
+        "in a 'glycerin' medium? "
+        "Then do the same at a distance of 4 meters."
+    )
+    calls = read(query, [FIELD])
+    assert calls == (
+        Call("electric_field", {"charge": 3, "distance": 0.5, "medium": "glycerin"}),
+        Call("electric_field", {"charge": 3, "distance": 4.0, "medium": "glycerin"}),
+    )
+
+
+def test_without_the_same_a_second_sentence_keeps_only_its_own_values() -> None:
+    query = (
+        "What is the electric field strength 0.5 meters from a charge of 3 Coulombs "
+        "in a 'glycerin' medium? "
+        "Also the electric field strength 2 meters from a charge of 7 Coulombs."
+    )
+    second = read(query, [FIELD])[-1]
+    assert second == Call("electric_field", {"charge": 7, "distance": 2.0})
+
+
+STOCKS = _tool(
+    "stock_quote",
+    "Get the price of a stock.",
+    {
+        "company": {"type": "string", "description": "The company."},
+        "data_type": {"type": "string", "description": "The kind of price data, e.g. close."},
+    },
+    ["company"],
+)
+
+
+def test_a_proper_name_goes_to_the_parameter_that_names_something() -> None:
+    calls = read("What was the last price of Globex Industries stock?", [STOCKS])
+    assert calls == (Call("stock_quote", {"company": "Globex Industries"}),)
+
+
+HEADLINES = _tool(
+    "headlines",
+    "Fetch news headlines on a topic.",
+    {
+        "topic": {"type": "string", "description": "The topic of the news."},
+        "count": {"type": "integer", "description": "The number of headlines to return."},
+    },
+    ["topic"],
+)
+
+
+def test_an_optional_count_said_in_words_is_read() -> None:
+    calls = read("Show me seven headlines about Solar Energy.", [HEADLINES])
+    assert calls == (Call("headlines", {"topic": "Solar Energy", "count": 7}),)
+
+
+def test_a_number_word_that_counts_something_else_is_no_optional_count() -> None:
+    calls = read("Between the two parties, what are the headlines about Solar Energy?", [HEADLINES])
+    assert calls == (Call("headlines", {"topic": "Solar Energy"}),)
+
+
+def _stat(name: str, what: str) -> dict:
+    numbers = {"type": "array", "items": {"type": "number"}, "description": "The numbers."}
+    return _tool(name, f"Calculate the {what} of a list of numbers.", {"data": numbers}, ["data"])
+
+
+MEDIAN, SPREAD = _stat("stats_median", "median"), _stat("stats_variance", "variance")
+
+
+def test_one_clause_asking_two_functions_makes_a_call_of_each() -> None:
+    calls = read("Find the median and variance of the numbers [4, 8, 15].", [MEDIAN, SPREAD])
+    assert calls == (
+        Call("stats_median", {"data": [4.0, 8.0, 15.0]}),
+        Call("stats_variance", {"data": [4.0, 8.0, 15.0]}),
+    )
+
+
+def test_and_between_values_of_one_function_is_no_second_ask() -> None:
+    calls = read("What is the weather in Oslo and Bergen?", [WEATHER, DIET])
+    assert calls == (
+        Call("get_weather", {"city": "Oslo"}),
+        Call("get_weather", {"city": "Bergen"}),
+    )
+
+
+AIR = _tool(
+    "air_quality",
+    "Air quality index of a city on a day.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "day": {"type": "string", "description": "The date (month-day-year) of the reading."},
+    },
+    ["city", "day"],
+)
+
+
+def test_a_year_first_slashed_date_goes_out_in_the_order_the_description_spells() -> None:
+    calls = read("What was the air quality in Lyon on 2023/09/04?", [AIR])
+    assert calls == (Call("air_quality", {"city": "Lyon", "day": "09-04-2023"}),)
+
+
+def test_a_slashed_code_is_no_date() -> None:
+    assert not [m for m in find_mentions("docket 2022/AL2562 and 2022/13/40") if m.kind == "date"]
+
+
+BOOK = _tool(
+    "book_train",
+    "Book a train from a departure city to a destination city on a date.",
+    {
+        "departure_city": {"type": "string", "description": "The city the train leaves from."},
+        "destination_city": {"type": "string", "description": "The city the train goes to."},
+        "date": {"type": "string", "description": "The date of the trip."},
+    },
+    ["departure_city", "destination_city", "date"],
+)
+
+
+def test_and_another_starts_a_second_ask_of_the_same_function() -> None:
+    query = (
+        "Book a train from Paris to Rome on May 3rd 2026 and another train "
+        "from Rome to Oslo on May 18th 2026."
+    )
+    first = {"departure_city": "Paris", "destination_city": "Rome", "date": "2026-05-03"}
+    second = {"departure_city": "Rome", "destination_city": "Oslo", "date": "2026-05-18"}
+    assert read(query, [BOOK]) == (Call("book_train", first), Call("book_train", second))
+
+
+REPORT = _tool(
+    "fetch_report",
+    "Fetch a detailed report on a project.",
+    {
+        "project": {"type": "string", "description": "The project's name."},
+        "details": {"type": "boolean", "description": "True to include the details."},
+    },
+    ["project", "details"],
+)
+
+
+def test_a_required_flag_is_read_from_another_form_of_its_word() -> None:
+    calls = read("Get me the detailed report of project 'Apollo'.", [REPORT])
+    assert calls == (Call("fetch_report", {"project": "Apollo", "details": True}),)
+
+
+def test_a_required_flag_not_said_is_left_out() -> None:
+    assert read("Get me the report of project 'Apollo'.", [REPORT]) == (
+        Call("fetch_report", {"project": "Apollo"}),
+    )
+
+
+SCORES = _tool(
+    "user_score",
+    "The average user score of a video game.",
+    {"game": {"type": "string", "description": "The game's title."}},
+    ["game"],
+)
+
+
+def test_a_colon_inside_a_quoted_title_is_no_field() -> None:
+    calls = read("Get the user score for the game 'Castle Quest: The Return' please.", [SCORES])
+    assert calls == (Call("user_score", {"game": "Castle Quest: The Return"}),)
+
+
+ROUTE = _tool(
+    "route_distance",
+    "The driving distance of a route.",
+    {
+        "origin": {"type": "string", "description": "Where the route starts."},
+        "destination": {"type": "string", "description": "Where the route ends."},
+        "unit": {"type": "string", "description": "The unit of distance."},
+    },
+    ["origin", "destination"],
+)
+
+
+def test_between_a_and_b_gives_the_start_and_the_end() -> None:
+    calls = read("What is the driving distance between Porto Alegre and Lima?", [ROUTE])
+    assert calls == (Call("route_distance", {"origin": "Porto Alegre", "destination": "Lima"}),)
+
+
+def test_each_from_a_to_b_is_one_route() -> None:
+    calls = read(
+        "Driving distance from Lyon to Turin, then from Turin back to Lyon.", [ROUTE]
+    )
+    assert calls == (
+        Call("route_distance", {"origin": "Lyon", "destination": "Turin"}),
+        Call("route_distance", {"origin": "Turin", "destination": "Lyon"}),
+    )
+
+
+def test_a_season_of_two_years_is_one_value() -> None:
+    said = [(m.kind, m.text) for m in find_mentions("Stats for the 2016-2017 season and 2018/19")]
+    assert said == [("code", "2016-2017"), ("code", "2018/19")]
+    assert "code" not in [m.kind for m in find_mentions("from 1990-2010")]
+
+
+LOCAL_TIME = _tool(
+    "local_time",
+    "The local time somewhere.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "country": {"type": "string", "description": "The country of the city."},
+    },
+    ["city", "country"],
+)
+
+
+def test_a_place_with_its_country_fills_both_when_the_country_is_asked_apart() -> None:
+    calls = read("What time is it in Osaka, Japan?", [LOCAL_TIME])
+    assert calls == (Call("local_time", {"city": "Osaka", "country": "Japan"}),)
+    assert read("What is the weather in Osaka, Japan?", [WEATHER]) == (
+        Call("get_weather", {"city": "Osaka, Japan"}),
+    )
+
+
+CONVERT = _tool(
+    "convert_money",
+    "Convert an amount of money.",
+    {
+        "amount": {"type": "number", "description": "The amount to convert."},
+        "from_currency": {"type": "string", "description": "The currency to convert from."},
+        "to_currency": {"type": "string", "description": "The currency to convert to."},
+    },
+    ["amount", "from_currency", "to_currency"],
+)
+
+
+def test_currencies_said_by_name_are_their_codes() -> None:
+    calls = read("Convert 80 Swiss francs to Australian dollars.", [CONVERT])
+    assert calls == (
+        Call("convert_money", {"amount": 80.0, "from_currency": "CHF", "to_currency": "AUD"}),
+    )
+

@@ -32,7 +32,7 @@ def split_fields(text: str) -> list[tuple[str, str, tuple[int, int]]]:
     return [
         (m[1].strip(), m[2].strip().rstrip(".?!"), m.span())
         for m in _FIELD.finditer(text)
-        if not any(s < m.start(1) < e for s, e in quoted)  # "'Zelda: Breath of the Wild'"
+        if not any(s < m.start(1) < e or s < m.end(1) < e for s, e in quoted)  # "'Zelda: …'"
     ]
 
 

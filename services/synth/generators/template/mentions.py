@@ -62,6 +62,7 @@ _PHRASE = re.compile(
     r"([a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|if|is|are|as|"
     r"using|under|over|within|per|than|when|where|while|after|before)\b)[a-z][\w'-]*){0,2})"
 )
+_SEASON = re.compile(r"(?<![\w-])((?:1[89]|20)\d{2})[-–/]((?:1[89]|20)?\d{2})(?![\w-])")
 _STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})?")
 _JOINING = frozenset(
     "and or but with of in for at on from to after before while by is are was were s".split()
@@ -197,6 +198,9 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
     found = _Spans(text)
     _find_literals(found)
     _find_dates(found, reference)
+    for m in _SEASON.finditer(text):  # "the 2019-2020 season", "2018/19": one value
+        if int(m[2][-2:]) == (int(m[1]) + 1) % 100:
+            found.add(m.start(), m.end(), "code", m[0])
     for m in _NUMBER.finditer(text):  # with a unit, currency, percent sign or exponent first
         if m["unit"] or m["pct"] or m["cur"] or "e" in m["num"].lower():
             found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))

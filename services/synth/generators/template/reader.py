@@ -68,7 +68,8 @@ _DATE_FORMS = (
     ("yyyy-mm-dd", "%Y-%m-%d"), ("mm-dd-yyyy", "%m-%d-%Y"), ("dd-mm-yyyy", "%d-%m-%Y"),
     ("mm/dd/yyyy", "%m/%d/%Y"), ("dd/mm/yyyy", "%d/%m/%Y"), ("yyyy/mm/dd", "%Y/%m/%d"),
 )  # fmt: skip
-_DATE_SHAPE = re.compile(r"\b(y{2,4}|mm|dd)([-/.])(y{2,4}|mm|dd)\2(y{2,4}|mm|dd)\b")
+_PART = r"(y{2,4}|mm|dd|year|month|day)"
+_DATE_SHAPE = re.compile(rf"\b{_PART}([-/.]){_PART}\2{_PART}\b")
 _FLOOR = 1.5
 """The least IDF-weighted word overlap for a clause to ask for a tool among several
 (lower, and a request no candidate serves still finds one: how irrelevance is read)."""
@@ -196,19 +197,41 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     groups = _route(query, specs)
     calls: list[Call] = []
     for spec, text in groups:
-        calls.extend(_calls(spec, text, reference))
+        calls.extend(_same_again(_calls(spec, text, reference), text, calls))
     return tuple(_complete_calls(_inherit(calls, specs), specs))
 
 
+_SAME = re.compile(r"\b(?:the same|same|again|repeat|likewise|similarly)\b", re.I)
+
+
+def _same_again(new: list[Call], text: str, earlier: Sequence[Call]) -> list[Call]:
+    """A follow-up that says "the same" ("then do the same for Paris", "fetch it again in
+    genbank format") keeps what the previous call of that function set and it does not
+    restate."""
+    if not new or not _SAME.search(text):
+        return new
+    before = next((c for c in reversed(earlier) if c.name == new[0].name), None)
+    if before is None:
+        return new
+    return [Call(c.name, {**before.arguments, **c.arguments}) for c in new]
+
+
 def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
-    """A call that lacks a required value takes it from an earlier call that set a
-    parameter of the same name ("the history of account 0012 … also its balance")."""
+    """A call that lacks a required value takes it from an earlier call of another function
+    that set a parameter of the same name ("the history of account 0012 … also its
+    balance"); a call with no value of its own also from a later one."""
     required = {s.name: [n for n, _, needed in s.props if needed] for s in specs}
     out: list[Call] = []
-    for call in calls:
+    for index, call in enumerate(calls):
         missing = [n for n in required.get(call.name, []) if n not in call.arguments]
-        earlier = {k: v for c in out if c.name != call.name for k, v in c.arguments.items()}
-        taken = {n: earlier[n] for n in missing if n in earlier}
+        others = list(reversed(out))  # the nearest before first
+        if not call.arguments:  # "the median and the variance of 3, 4, 5": the median's
+            others += calls[index + 1 :]
+        known: dict[str, Any] = {}
+        for other in (c for c in others if c.name != call.name):
+            for key, value in other.arguments.items():
+                known.setdefault(key, value)
+        taken = {n: known[n] for n in missing if n in known}
         out.append(Call(call.name, {**call.arguments, **taken}) if taken else call)
     return out
 
@@ -233,21 +256,14 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
             df[word] = df.get(word, 0) + 1
     idf = {w: math.log(1 + len(specs) / n) for w, n in df.items()}
     clauses = [
-        part
+        piece
         for c in _CLAUSE.split(query)
         if c and c.strip(" ,.")
         for part in _verb_split(c, specs)
         if part.strip(" ,.")
+        for piece in _ask_split(part, specs, idf)
     ]
-    owners: list[int | None] = []
-    for clause in clauses:
-        said = _stems(clause)
-        scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
-        best = max(range(len(specs)), key=lambda i: scores[i])
-        ranked = sorted(scores, reverse=True)
-        floor = 1.0 if len(specs) == 1 else _FLOOR
-        clear = scores[best] >= floor and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
-        owners.append(best if clear else None)
+    owners = [_owner(clause, specs, idf) for clause in clauses]
     if all(o is None for o in owners):
         whole = _stems(query)
         scores = [sum(s.words[w] * idf[w] for w in whole if w in s.words) for s in specs]
@@ -262,13 +278,61 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         if owner is None and any(o is not None for o in owners[index:]):
             pending.append(clause)  # context belongs to the next ask
             continue
+        if owner is None and segments and not pending and _SAME.search(clause):
+            owner = segments[-1][0]  # "then do the same for …": the previous ask again
         joins = segments and segments[-1][0] == owner and not pending
-        if owner is None or (joins and not _complete(specs[owner], clause)):
+        apart = owner is not None and (_complete(specs[owner], clause) or _SAME.search(clause))
+        if owner is None or (joins and not apart):
             segments[-1][1].append(clause)
             continue
         segments.append((owner, [*pending, clause]))
         pending = []
     return [(specs[i], " ".join(parts)) for i, parts in segments]
+
+
+def _owner(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> int | None:
+    """The tool a clause clearly asks for (by its IDF-weighted shared words), if any."""
+    said = _stems(clause)
+    scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
+    best = max(range(len(specs)), key=lambda i: scores[i])
+    ranked = sorted(scores, reverse=True)
+    floor = 1.0 if len(specs) == 1 else _FLOOR
+    clear = scores[best] >= floor and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
+    return best if clear else None
+
+
+_ANOTHER = re.compile(r",?\s+and\s+(?=(?:another|one more|a second)\s+[a-z])", re.I)
+_ASK_JOIN = re.compile(r",?\s+and\s+|,\s+(?=(?:what|how|which|who|where|when)\b)", re.I)
+
+
+def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> list[str]:
+    """A clause that asks several functions at once ("the median and variance of …",
+    "temperature and humidity for Boston and precipitation for Rome") cut at each "and"
+    whose sides ask different tools; a piece that asks none stays with the one before.
+    "… and another flight from …" is a second ask when both sides ask a tool."""
+    again = _ANOTHER.split(clause, maxsplit=1)
+    if len(again) == 2 and all(_owner(p, specs, idf) is not None for p in again):
+        return [*_ask_split(again[0], specs, idf), *_ask_split(again[1], specs, idf)]
+    if len(specs) < 2:
+        return [clause]
+    pieces = _ASK_JOIN.split(clause)
+    if len(pieces) < 2:
+        return [clause]
+    owners = [_owner(p, specs, idf) for p in pieces]
+    if len({o for o in owners if o is not None}) < 2:
+        return [clause]
+    merged: list[str] = []
+    lead = ""  # pieces before the first ask belong to it
+    for owner, piece in zip(owners, pieces, strict=True):
+        if owner is None:
+            if merged:
+                merged[-1] = f"{merged[-1]} and {piece}"
+            else:
+                lead = f"{lead}{piece} and "
+            continue
+        merged.append(f"{lead}{piece}")
+        lead = ""
+    return merged
 
 
 def _verb_split(clause: str, specs: Sequence[_Tool]) -> list[str]:
@@ -318,6 +382,8 @@ def _score(param: _Param, mention: Mention) -> float:
         and re.search(r"(?:^|_)(?:id|number|code)$", param.name, re.I)
     ):
         compat = 0.9  # "patient with id 546382"
+    if kind == "string" and mention.kind == "name":
+        compat = _name_fit(param)
     if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
         return 0.0
     fmt = schema.get("format")
@@ -337,6 +403,23 @@ def _score(param: _Param, mention: Mention) -> float:
     for distance, word in enumerate(mention.after):
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
     return compat * (1.0 + context)
+
+
+_ENTITY = frozenset(
+    "name company person artist author team player title brand organization".split()
+)
+_CATEGORY = frozenset("type level format mode unit category status kind detail order".split())
+
+
+def _name_fit(param: _Param) -> float:
+    """How well a proper name fits a text parameter: best one that names something (a
+    company, a city, a title), least one that picks a kind or a level of something."""
+    said = {stem(w) for w in words(label(param.name))}
+    if said & {stem(w) for w in _ENTITY}:
+        return 1.0
+    if said & {stem(w) for w in _CATEGORY}:
+        return 0.5
+    return 0.8
 
 
 def _assign(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
@@ -422,8 +505,10 @@ def _coordinated(text: str, first: Mention, then: Mention) -> bool:
 
 def _admissible(param: _Param, mention: Mention) -> bool:
     """An optional parameter takes a value only when the query ties it to the parameter."""
-    if mention.kind in ("phrase", "spelled"):
+    if mention.kind == "phrase":
         return False
+    if mention.kind == "spelled":  # "ten major events" for a count: only when tied
+        return param.kind == "integer" and _counts(param, mention)
     if param.kind == "array" and mention.kind != "list":  # loose numbers: only when tied
         return _near(param, mention)
     if param.kind == "string" and mention.kind in ("number", "percent"):
@@ -431,6 +516,17 @@ def _admissible(param: _Param, mention: Mention) -> bool:
     if mention.kind == "name":
         return _evidence(param, mention)
     return True
+
+
+_COUNTING = re.compile(r"\bnumber of\b|\bcount\b|\bhow many\b|\bquantity\b", re.I)
+
+
+def _counts(param: _Param, mention: Mention) -> bool:
+    """Whether a number word counts what ``param`` counts: the parameter is a count ("the
+    number of events") and a word just after the number is in it ("ten major events")."""
+    said = f"{label(param.name)} {param.schema.get('description', '')}"
+    counted = {stem(w) for w in mention.after[:3]}
+    return bool(_COUNTING.search(said)) and bool(counted & set(param.stems))
 
 
 def _evidence(param: _Param, mention: Mention) -> bool:
@@ -445,8 +541,8 @@ def _evidence(param: _Param, mention: Mention) -> bool:
     return _near(param, mention)
 
 
-def _near(param: _Param, mention: Mention) -> bool:
-    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:2]}
+def _near(param: _Param, mention: Mention, ahead: int = 2) -> bool:
+    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:ahead]}
     return any(w in param.stems for w in near)
 
 
@@ -471,15 +567,25 @@ def _own(param: _Param, hint: str) -> bool:
     return {stem(w) for w in words(hint)} <= param.shared
 
 
-def _flag(param: _Param, text: str) -> bool | None:
-    """A flag said by its words (name or description), off when negated just before."""
-    keys = {w for w in param.stems if w not in _GENERIC and w not in param.shared}
+def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
+    """A flag said by its words (name or description), off when negated just before;
+    ``loose`` (a required flag must be set): also by words the tool shares with it, and by
+    a word's other forms ("detailed" for ``details``, "multi-player" for ``multiplayer``)."""
+    keys = {w for w in param.stems if w not in _GENERIC and (loose or w not in param.shared)}
+    if loose:
+        keys |= {w.replace("_", "") for w in _stems(label(param.name))}
     tokens = words(text)
     for index, token in enumerate(tokens):
-        if stem(token) in keys:
+        said = stem(token)
+        if said in keys or (loose and _same_word(said.replace("-", ""), keys)):
             window = set(tokens[max(0, index - 4) : index])
             return not (window & _NEGATION)
     return None
+
+
+def _same_word(said: str, keys: set[str]) -> bool:
+    """Whether ``said`` is another form of one of ``keys``: the same first five letters."""
+    return len(said) >= 5 and any(len(k) >= 5 and (said[:5] == k[:5]) for k in keys)
 
 
 def _convert(param: _Param, mention: Mention) -> Any:
@@ -537,7 +643,7 @@ def _date_as(param: _Param, iso: str) -> str:
     for said, form in _DATE_FORMS:
         if said in description:
             return date.fromisoformat(iso).strftime(form)
-    shape = _DATE_SHAPE.search(description)  # "mm-dd-yyy", "dd.mm.yy": the parts' order
+    shape = _DATE_SHAPE.search(description)  # "mm-dd-yyy", "dd.mm.yy", "month-day-year"
     if shape:
         parts = {"y": "%Y", "m": "%m", "d": "%d"}
         order = [parts[shape[i][0]] for i in (1, 3, 4)]
@@ -604,8 +710,11 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 text = re.sub("|".join(re.escape(h) for h in hints), " ", text, flags=re.I)
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
-    mentions = find_mentions(text, reference)
-    _assign(typed, mentions, text)
+    mentions = _currencies(typed, _unplaced(typed, find_mentions(text, reference)), text)
+    paired = _ends(typed, mentions, text)
+    taken = {id(m) for p in paired for m in p.spans}
+    free = [m for m in mentions if id(m) not in taken]
+    _assign([p for p in typed if p not in paired], free, text)
     _order_twins(typed, mentions)
     for param in rest:
         found = _values(param, text)
@@ -628,6 +737,87 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 ]
         calls.append(Call(spec.name, arguments))
     return calls
+
+
+_CURRENCY = re.compile(
+    r"\b(?:(?P<adj>us|american|canadian|australian|hong kong|singapore|new zealand)\s+)?"
+    r"(?P<unit>dollars?|euros?|pounds?(?: sterling)?|yen|swiss francs?|francs?|yuan|"
+    r"renminbi|rupees?|rubles?|roubles?)\b",
+    re.I,
+)
+_ISO_CURRENCY = {
+    "dollar": "USD", "us dollar": "USD", "american dollar": "USD", "canadian dollar": "CAD",
+    "australian dollar": "AUD", "hong kong dollar": "HKD", "singapore dollar": "SGD",
+    "new zealand dollar": "NZD", "euro": "EUR", "pound": "GBP", "pound sterling": "GBP",
+    "yen": "JPY", "swiss franc": "CHF", "franc": "CHF", "yuan": "CNY", "renminbi": "CNY",
+    "rupee": "INR", "ruble": "RUB", "rouble": "RUB",
+}  # fmt: skip
+
+
+def _currencies(params: Sequence[_Param], mentions: list[Mention], text: str) -> list[Mention]:
+    """Currencies said by name ("150 euros to Canadian dollars") as their ISO codes, when a
+    parameter asks for a currency; they replace the mentions they overlap."""
+    if not any("currenc" in f"{p.name} {p.schema.get('description', '')}".lower() for p in params):
+        return mentions
+    found = []
+    for m in _CURRENCY.finditer(text):
+        said = " ".join(w for w in (m["adj"], m["unit"]) if w).lower()
+        code = _ISO_CURRENCY.get(re.sub(r"s$", "", said)) or _ISO_CURRENCY.get(said)
+        if code:
+            before = tuple(words(text[max(0, m.start() - 40) : m.start()])[-3:])
+            found.append(Mention("code", code, m.start(), m.end(), code, before))
+    kept = [m for m in mentions if not any(f.start < m.end and m.start < f.end for f in found)]
+    return sorted(kept + found, key=lambda m: m.start)
+
+
+_REGION_WORDS = frozenset("country state region province".split())
+
+
+def _unplaced(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention]:
+    """"Tokyo, Japan" is two values when the tool asks the country (or state) apart: the
+    place, then the region, whose words it takes as its own."""
+    region = next((p for p in params if set(label(p.name).split()) & _REGION_WORDS), None)
+    if region is None:
+        return mentions
+    said = tuple(label(region.name).split())
+    out: list[Mention] = []
+    for m in mentions:
+        head, comma, tail = m.text.partition(", ")
+        if m.kind != "name" or not comma or "," in tail:
+            out.append(m)
+            continue
+        cut = m.start + len(head)
+        out.append(Mention("name", head, m.start, cut, head, m.before, ()))
+        out.append(Mention("name", tail, m.end - len(tail), m.end, tail, said, m.after))
+    return out
+
+
+_START = frozenset("start origin source departure depart begin from".split())
+_END = frozenset("end destination target arrival arrive to".split())
+_SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
+_SPAN_JOIN = re.compile(r"\s+(?:back\s+)?(?:and|to)\s+(?:the\s+)?", re.I)
+
+
+def _ends(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> list[_Param]:
+    """"from A to B", "between A and B" for a start and an end parameter (``origin`` /
+    ``destination``, ``start_city`` / ``end_city``): A is the start, B the end, as often as
+    the query says it. Returns the two parameters when it did."""
+    def end_of(words_: frozenset[str]) -> _Param | None:
+        found = [p for p in params if p.kind == "string" and set(label(p.name).split()) & words_]
+        return found[0] if len(found) == 1 else None
+
+    start, end = end_of(_START), end_of(_END)
+    if start is None or end is None or start is end:
+        return []
+    for first, then in pairwise(mentions):
+        if first.kind not in ("name", "code", "quoted") or then.kind != first.kind:
+            continue
+        if _SPAN_OPEN.search(text[: first.start]) and _SPAN_JOIN.fullmatch(
+            text[first.end : then.start]
+        ):
+            start.spans.append(first)
+            end.spans.append(then)
+    return [start, end] if start.spans else []
 
 
 def _crossed(params: Sequence[_Param], values: Mapping[str, list[Any]], text: str) -> bool:
@@ -715,6 +905,8 @@ def _values(param: _Param, text: str) -> list[Any]:
     """The values ``param`` received (for an array: one list), optional ones only on evidence."""
     if param.kind == "boolean":
         flag = _flag(param, text)
+        if flag is None and param.required:  # "the detailed case information": details
+            flag = _flag(param, text, loose=True)
         return [] if flag is None else [flag]
     spans = param.spans
     if spans and (param.required or any(_evidence(param, m) for m in spans)):
