@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from protocol.verifier import PatchIn, TaskIn, TimelineIn
 from services.common.errors import RefineryError
 from services.planner.proposers.prompting import patch_text, render_messages
+from services.trainer.datasets.stats import Tally
 from services.verifier.score import Report, Verifier
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline
@@ -244,3 +245,21 @@ def row_for(
             "ves_after": best.ves_after,
         },
     }
+
+
+Branches = dict[tuple[str, int], dict[int, list[RepairRecord]]]
+"""(plan_id, branch_id) → round → that round's records, each in first-seen order."""
+
+
+def group_by_branch(records: Iterable[RepairRecord], book: TaskBook, tally: Tally) -> Branches:
+    """Records by branch and round; records without a task are skipped (``missing_task``)."""
+    branches: Branches = {}
+    for record in records:
+        tally.seen += 1
+        if record.task_id not in book:
+            tally.skip("missing_task")
+            continue
+        tally.kept += 1
+        rounds = branches.setdefault((record.plan_id, record.branch_id), {})
+        rounds.setdefault(record.round, []).append(record)
+    return branches

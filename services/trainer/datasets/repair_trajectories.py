@@ -31,6 +31,7 @@ from services.trainer.datasets.records import (
     REPORT_ROUNDING,
     RepairRecord,
     TaskBook,
+    group_by_branch,
     parse_records,
     row_for,
 )
@@ -100,17 +101,8 @@ def _branches(
     records: Iterable[RepairRecord], book: TaskBook, tally: Tally
 ) -> dict[str, list[dict[int, list[RepairRecord]]]]:
     """Records → per task, its branches (plan, branch) in first-seen order, by round."""
-    by_branch: dict[tuple[str, int], dict[int, list[RepairRecord]]] = {}
-    for record in records:
-        tally.seen += 1
-        if record.task_id not in book:
-            tally.skip("missing_task")
-            continue
-        tally.kept += 1
-        rounds = by_branch.setdefault((record.plan_id, record.branch_id), {})
-        rounds.setdefault(record.round, []).append(record)
     tasks: dict[str, list[dict[int, list[RepairRecord]]]] = {}
-    for rounds in by_branch.values():
+    for rounds in group_by_branch(records, book, tally).values():
         tasks.setdefault(next(iter(rounds.values()))[0].task_id, []).append(rounds)
     return tasks
 

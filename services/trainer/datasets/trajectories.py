@@ -23,7 +23,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from services.trainer.datasets.records import RepairRecord, TaskBook, parse_records
+from services.trainer.datasets.records import (
+    RepairRecord,
+    TaskBook,
+    group_by_branch,
+    parse_records,
+)
 from services.trainer.datasets.stats import Tally
 from services.verifier.task import Task
 
@@ -63,15 +68,7 @@ def build_trajectories(
     """Planner records + their tasks → (repair episodes, stats); see the module docstring."""
     book = TaskBook(tasks)
     record_tally, branch_tally = Tally(), Tally()
-    branches: dict[tuple[str, int], dict[int, list[RepairRecord]]] = {}
-    for record in parse_records(records, proposers=proposers):
-        record_tally.seen += 1
-        if record.task_id not in book:
-            record_tally.skip("missing_task")
-            continue
-        record_tally.kept += 1
-        rounds = branches.setdefault((record.plan_id, record.branch_id), {})
-        rounds.setdefault(record.round, []).append(record)
+    branches = group_by_branch(parse_records(records, proposers=proposers), book, record_tally)
     episodes = []
     for (plan_id, branch_id), rounds in branches.items():
         branch_tally.seen += 1
