@@ -35,7 +35,6 @@ from typing import IO
 
 import cv2
 import numpy as np
-from scenedetect.backends.opencv import VideoCaptureAdapter
 
 from services.planner.ingest.probe import Probe, analysis_ffmpeg
 
@@ -50,7 +49,6 @@ __all__ = [
     "FfmpegCapture",
     "FrameBatches",
     "RepeatWatch",
-    "open_stream",
 ]
 
 ANALYSIS_WIDTH = 320
@@ -62,6 +60,31 @@ _PTS = re.compile(r"pts_time:\s*(-?[\d.]+)")
 
 def _even(value: float) -> int:
     return max(2, round(value / 2) * 2)
+
+
+def _analysis_size(header: Probe, width: int) -> tuple[int, int]:
+    """The analysis frame: at most ``width`` wide, the display's aspect, even sides."""
+    shown_w, shown_h = header.display_size
+    out_w = min(_even(shown_w), width)
+    return out_w, _even(shown_h * out_w / shown_w)
+
+
+def _frame_step(last_pts: float | None, pts: float | None, fps: float) -> int:
+    """Frames from the last decoded frame to this one (1 when none was skipped or either
+    timestamp is unknown)."""
+    if last_pts is None or pts is None:
+        return 1
+    return max(1, round((pts - last_pts) * fps))
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Kill ffmpeg if it still runs, reap it and close its pipes."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 def _start(path: Path, width: int, height: int, *, fast: bool) -> subprocess.Popen:
@@ -109,9 +132,7 @@ class FfmpegCapture:
     def __init__(
         self, path: Path, header: Probe, *, width: int = ANALYSIS_WIDTH, fast: bool = True
     ) -> None:
-        shown_w, shown_h = header.display_size
-        self.width = min(_even(shown_w), width)
-        self.height = _even(shown_h * self.width / shown_w)
+        self.width, self.height = _analysis_size(header, width)
         self.fps = header.fps
         self.frames = round(header.duration_s * header.fps)
         self._size = self.width * self.height * 3
@@ -158,9 +179,7 @@ class FfmpegCapture:
         if pts is None:
             return 0
         last, self._last_pts = self._last_pts, pts
-        if last is None:
-            return 0
-        return max(0, round((pts - last) * self.fps) - 1)
+        return _frame_step(last, pts, self.fps) - 1
 
     def retrieve(self) -> tuple[bool, np.ndarray | None]:
         return self._frame is not None, self._frame
@@ -177,12 +196,7 @@ class FfmpegCapture:
         return values.get(prop, 0.0)
 
     def release(self) -> None:
-        if self._process.poll() is None:
-            self._process.kill()
-        self._process.wait()
-        for pipe in (self._process.stdout, self._process.stderr):
-            if pipe is not None:
-                pipe.close()
+        _stop(self._process)
 
 
 class FrameBatches:
@@ -195,9 +209,7 @@ class FrameBatches:
     def __init__(
         self, path: Path, header: Probe, *, width: int = ANALYSIS_WIDTH, batch: int = 32
     ) -> None:
-        shown_w, shown_h = header.display_size
-        self.width = min(_even(shown_w), width)
-        self.height = _even(shown_h * self.width / shown_w)
+        self.width, self.height = _analysis_size(header, width)
         self.fps = header.fps
         self.batch = batch
         self.frames = 0
@@ -213,9 +225,7 @@ class FrameBatches:
             count = 0
             while count < self.batch and stdout.readinto(frames[count].data) == frames[0].nbytes:
                 pts = _pts_of(self._process.stderr)
-                step = 1  # as FfmpegCapture counts: the gap to the last decoded frame
-                if pts is not None and last_pts is not None:
-                    step = max(1, round((pts - last_pts) * self.fps))
+                step = _frame_step(last_pts, pts, self.fps)
                 last_pts = pts if pts is not None else last_pts
                 numbers[count] = self.frames - 1 + step if self.frames else 0
                 self.frames = int(numbers[count]) + 1
@@ -226,20 +236,7 @@ class FrameBatches:
                 return
 
     def close(self) -> None:
-        if self._process.poll() is None:
-            self._process.kill()
-        self._process.wait()
-        for pipe in (self._process.stdout, self._process.stderr):
-            if pipe is not None:
-                pipe.close()
-
-
-def open_stream(
-    path: Path, header: Probe, *, fast: bool = True
-) -> tuple[VideoCaptureAdapter, FfmpegCapture]:
-    """A PySceneDetect stream over :class:`FfmpegCapture`, and the capture (to release)."""
-    capture = FfmpegCapture(path, header, fast=fast)
-    return VideoCaptureAdapter(capture, frame_rate=header.fps), capture
+        _stop(self._process)
 
 
 class RepeatWatch:
