@@ -503,9 +503,7 @@ def test_between_a_and_b_gives_the_start_and_the_end() -> None:
 
 
 def test_each_from_a_to_b_is_one_route() -> None:
-    calls = read(
-        "Driving distance from Lyon to Turin, then from Turin back to Lyon.", [ROUTE]
-    )
+    calls = read("Driving distance from Lyon to Turin, then from Turin back to Lyon.", [ROUTE])
     assert calls == (
         Call("route_distance", {"origin": "Lyon", "destination": "Turin"}),
         Call("route_distance", {"origin": "Turin", "destination": "Lyon"}),
@@ -555,3 +553,464 @@ def test_currencies_said_by_name_are_their_codes() -> None:
         Call("convert_money", {"amount": 80.0, "from_currency": "CHF", "to_currency": "AUD"}),
     )
 
+
+EXCHANGE = _tool(
+    "currency_exchange",
+    "Exchange rates between currencies.",
+    {
+        "base_currency": {"type": "string", "description": "The currency held."},
+        "target_currency": {"type": "string", "description": "The currency wanted."},
+        "amount": {"type": "number", "description": "How much of the base currency."},
+    },
+    ["base_currency", "target_currency", "amount"],
+)
+
+
+def test_a_currency_said_by_name_asks_a_currency_tool_and_the_held_one_is_the_base() -> None:
+    calls = read("How many euros would I get for 300 Swiss francs?", [EXCHANGE])
+    assert calls == (
+        Call(
+            "currency_exchange",
+            {"base_currency": "CHF", "target_currency": "EUR", "amount": 300.0},
+        ),
+    )
+
+
+def test_two_codes_joined_by_to_are_a_pair_even_after_a_colon() -> None:
+    calls = read("Rates for these pairs: GBP to JPY and GBP to SEK.", [EXCHANGE])
+    assert [c.arguments for c in calls] == [
+        {"base_currency": "GBP", "target_currency": "JPY"},
+        {"base_currency": "GBP", "target_currency": "SEK"},
+    ]
+
+
+VARIANT = _tool(
+    "variant_lookup",
+    "Look up a genetic variant by its ID.",
+    {
+        "variant_id": {"type": "string", "description": "The ID of the Genome Variant."},
+        "species": {"type": "string", "description": "Species the Genome Variant occurs in."},
+    },
+    ["variant_id"],
+)
+
+
+def test_names_that_only_say_the_tool_or_parameter_are_no_values() -> None:
+    calls = read("Look up the Variant ID gv88231 please.", [VARIANT])
+    assert calls == (Call("variant_lookup", {"variant_id": "gv88231"}),)
+    naming = frozenset({"variant", "id"})
+    assert [m.text for m in find_mentions("the Variant ID gv88231", naming=naming)] == ["gv88231"]
+
+
+def test_an_optional_name_tied_only_by_another_parameters_words_is_left_out() -> None:
+    calls = read("Find the Genome Variant (Human Genome Variant) ID gv88231.", [VARIANT])
+    assert calls == (Call("variant_lookup", {"variant_id": "gv88231"}),)
+
+
+TRAIN = _tool(
+    "train_model",
+    "Train a model on a dataset file.",
+    {
+        "dataset": {"type": "string", "description": "The dataset to train on."},
+        "path": {"type": "string", "description": "Where the data lies."},
+    },
+    ["dataset", "path"],
+)
+
+
+def test_identifiers_paths_and_addresses_are_one_value_each() -> None:
+    said = find_mentions("use sales_2024 at C:/data/sales.csv, mail ana@example.org at 5 m/s")
+    assert [(m.kind, m.text) for m in said if m.kind == "code"] == [
+        ("code", "sales_2024"), ("code", "C:/data/sales.csv"), ("code", "ana@example.org"),
+    ]  # fmt: skip
+    calls = read("Train the model on dataset my_sales from the path /srv/sales.csv", [TRAIN])
+    assert calls == (Call("train_model", {"dataset": "my_sales", "path": "/srv/sales.csv"}),)
+
+
+STANDINGS = _tool(
+    "team_position",
+    "A team's position in its league for a season.",
+    {
+        "team": {"type": "string", "description": "The name of the team."},
+        "detailed": {"type": "boolean", "description": "Return the full stats."},
+    },
+    ["team"],
+)
+
+
+def test_an_optional_flag_is_read_from_another_form_of_its_own_name() -> None:
+    calls = read("Get the league position of the team Oslo Owls, with details.", [STANDINGS])
+    assert calls == (Call("team_position", {"team": "Oslo Owls", "detailed": True}),)
+
+
+PARKS = _tool(
+    "find_park",
+    "Find parks near a place.",
+    {
+        "location": {"type": "string", "description": "The city."},
+        "features": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Scenic View", "Playground", "Picnic Area"]},
+            "description": "Features wanted.",
+        },
+        "visitor": {"type": "string", "enum": ["child", "adult"], "description": "Who visits."},
+    },
+    ["location"],
+)
+
+
+def test_options_are_found_by_their_stems_and_irregular_plurals() -> None:
+    calls = read("A park in Lyon with scenic views and a playground for children.", [PARKS])
+    assert calls == (
+        Call(
+            "find_park",
+            {"features": ["Scenic View", "Playground"], "visitor": "child", "location": "Lyon"},
+        ),
+    )
+
+
+SETS = _tool(
+    "compare_sets",
+    "Compare two sets of values.",
+    {
+        "set_a": {"type": "array", "items": {"type": "integer"}, "description": "First set."},
+        "set_b": {"type": "array", "items": {"type": "integer"}, "description": "Second set."},
+    },
+    ["set_a", "set_b"],
+)
+AVERAGE = _tool(
+    "average",
+    "The average of a list of numbers.",
+    {"numbers": {"type": "array", "items": {"type": "integer"}, "description": "The list."}},
+    ["numbers"],
+)
+
+
+def test_a_number_word_counting_lists_joins_none_and_each_bracketed_list_is_a_call() -> None:
+    calls = read("Compare the two sets, set_a with 1, 2, 3 and set_b with 4, 5, 6.", [SETS])
+    assert calls == (Call("compare_sets", {"set_a": [1, 2, 3], "set_b": [4, 5, 6]}),)
+    query = "Three lists: the first is [1, 2], the second is [3, 4] and the third is [5]."
+    sets = read(query, [AVERAGE])
+    assert [c.arguments["numbers"] for c in sets] == [[1, 2], [3, 4], [5]]
+
+
+TRIP = _tool(
+    "plan_trip",
+    "Plan a trip.",
+    {
+        "destination": {"type": "string", "description": "Where to go."},
+        "days": {"type": "integer", "description": "How many days."},
+    },
+    ["destination", "days"],
+)
+
+
+def test_a_number_joined_to_its_unit_by_a_hyphen_is_a_number() -> None:
+    assert read("Plan a 7-day trip to Lisbon.", [TRIP]) == (
+        Call("plan_trip", {"destination": "Lisbon", "days": 7}),
+    )
+
+
+EVENTS = _tool(
+    "event_finder",
+    "Find upcoming events in a city.",
+    {
+        "location": {"type": "string", "description": "The city."},
+        "genre": {"type": "string", "description": "The genre of the events."},
+        "days_ahead": {"type": "integer", "description": "How many days ahead."},
+    },
+    ["location", "genre"],
+)
+HOTEL = _tool(
+    "book_hotel",
+    "Book a hotel.",
+    {
+        "hotel_name": {"type": "string", "description": "The hotel."},
+        "room_type": {"type": "string", "description": "The room wanted."},
+    },
+    ["hotel_name", "room_type"],
+)
+
+
+def test_the_words_qualifying_a_tool_or_parameter_noun_fill_a_required_kind() -> None:
+    calls = read("Find me upcoming jazz events in Porto for the next 9 days.", [EVENTS])
+    assert calls == (Call("event_finder", {"location": "Porto", "days_ahead": 9, "genre": "jazz"}),)
+    room = read("Book a twin room at the Grand Hotel.", [HOTEL])
+    assert room == (Call("book_hotel", {"hotel_name": "Grand Hotel", "room_type": "twin"}),)
+    counted = read("Find three events in Porto.", [EVENTS])
+    assert counted[0].arguments.get("genre") != "three"
+
+
+MOVIES = _tool(
+    "find_movies",
+    "Movies of an actor.",
+    {
+        "actor": {"type": "string", "description": "The actor's name."},
+        "category": {"type": "string", "enum": ["Drama", "Comedy"], "description": "Genre."},
+        "year": {"type": "integer", "description": "The year."},
+    },
+    ["actor", "year"],
+)
+
+
+def test_an_option_of_a_closed_set_is_no_free_text_value() -> None:
+    query = "All the Drama and Comedy movies Ana Lopez starred in 2010 and 2012 respectively"
+    calls = read(query, [MOVIES])
+    assert [c.arguments for c in calls] == [
+        {"actor": "Ana Lopez", "category": "Drama", "year": 2010},
+        {"actor": "Ana Lopez", "category": "Comedy", "year": 2012},
+    ]
+
+
+RAIN = _tool(
+    "rain_stats",
+    "Rain statistics of a place.",
+    {
+        "location": {"type": "string", "description": "The place, e.g. 'Amazon rainforest'."},
+        "signature": {"type": "string", "description": "Time signature, e.g. 4/4."},
+    },
+    ["location"],
+)
+
+
+def test_an_example_said_partly_capitalised_is_taken_and_a_slashed_example_stays_whole() -> None:
+    assert read("Rain stats for the Amazon rainforest.", [RAIN]) == (
+        Call("rain_stats", {"location": "Amazon rainforest"}),
+    )
+    assert (
+        read("Rain stats for the Amazon rainforest in 3/4.", [RAIN])[0].arguments.get("signature")
+        != "4"
+    )
+
+
+FOREST = _tool(
+    "forest_growth",
+    "Forecast forest growth.",
+    {
+        "location": {"type": "string", "description": "The forest."},
+        "years": {"type": "integer", "description": "The number of years."},
+        "with_fires": {
+            "type": "boolean",
+            "description": "Whether or not to count wildfires. If not provided, defaults to false.",
+        },
+    },
+    ["location", "years"],
+)
+
+
+def test_a_value_said_before_its_twin_with_the_same_unit_and_flag_boilerplate() -> None:
+    calls = read(
+        "Forest growth in Oslo Forest and Bergen Woods over 10 years and 20 years, "
+        "respectively, if we do not count wildfires.",
+        [FOREST],
+    )
+    assert [c.arguments for c in calls] == [
+        {"location": "Oslo Forest", "years": 10, "with_fires": False},
+        {"location": "Bergen Woods", "years": 20, "with_fires": False},
+    ]
+
+
+def test_a_function_named_in_the_query_is_its_words_and_a_quoted_request_is_unwrapped() -> None:
+    calls = read("\"Use the 'average' function on [3, 4] please.\"", [AVERAGE])
+    assert calls == (Call("average", {"numbers": [3, 4]}),)
+    calls = read("Use the 'stats_median' function on [3, 4].", [MEDIAN, SPREAD])
+    assert calls == (Call("stats_median", {"data": [3.0, 4.0]}),)
+
+
+def test_a_list_of_several_asks_is_cut_at_commas_outside_quotes() -> None:
+    calls = read(
+        "Give me the weather in Oslo, vegan places to eat in Rome, and the weather in Bergen.",
+        [WEATHER, DIET],
+    )
+    assert [c.name for c in calls] == ["get_weather", "find_restaurants", "get_weather"]
+
+
+QUOTE = _tool(
+    "stock_price",
+    "Closing stock price of a company on a day.",
+    {
+        "company": {"type": "string", "description": "Name of the company."},
+        "date": {"type": "string", "description": "The day, yyyy-mm-dd."},
+        "exchange": {"type": "string", "description": "The stock exchange."},
+    },
+    ["company", "date"],
+)
+
+
+def test_a_date_goes_to_an_optional_text_only_when_tied_to_it() -> None:
+    calls = read("Closing prices for Acme and Zenith on 2024-01-02 and 2024-02-01?", [QUOTE])
+    assert len(calls) == 4 and all("exchange" not in c.arguments for c in calls)
+
+
+LEAGUE = _tool(
+    "team_schedule",
+    "The schedule of a sports team for a number of games in a league.",
+    {
+        "team_name": {"type": "string", "description": "The name of the sports team."},
+        "games": {"type": "integer", "description": "Number of games."},
+        "league": {"type": "string", "description": "The name of the sports league."},
+        "location": {"type": "string", "description": "The city or venue of the games."},
+    },
+    ["team_name", "games", "league"],
+)
+
+
+def test_a_name_holding_a_parameters_own_word_goes_to_it() -> None:
+    calls = read("The schedule of Oslo Rovers for the next 6 games in Nordic League.", [LEAGUE])
+    assert calls == (
+        Call("team_schedule", {"team_name": "Oslo Rovers", "games": 6, "league": "Nordic League"}),
+    )
+
+
+SORT = _tool(
+    "sort_list",
+    "Sort a list.",
+    {
+        "elements": {"type": "array", "items": {"type": "string"}, "description": "The list."},
+        "order": {"type": "string", "description": "asc or desc."},
+    },
+    ["elements"],
+)
+
+
+def test_a_bracketed_list_of_quotes_is_one_list_and_no_scalar_field() -> None:
+    calls = read("Sort these names in ascending order: ['Eva', 'Bo', 'Al']", [SORT])
+    assert calls[0].arguments["elements"] == ["Eva", "Bo", "Al"]
+    assert "order" not in calls[0].arguments or calls[0].arguments["order"] != "['Eva', 'Bo', 'Al']"
+
+
+WIRE = _tool(
+    "wire_resistance",
+    "Resistance of a wire.",
+    {
+        "length": {"type": "number", "description": "Length in m."},
+        "area": {"type": "number", "description": "Cross-section area in m²."},
+    },
+    ["length", "area"],
+)
+ROI = _tool(
+    "return_on_investment",
+    "Return on an investment.",
+    {
+        "investment": {"type": "integer", "description": "The amount invested."},
+        "gain_loss": {"type": "integer", "description": "Amount gained; negative if lost."},
+    },
+    ["investment", "gain_loss"],
+)
+
+
+def test_squared_units_and_amounts_said_as_losses() -> None:
+    assert read("Resistance of a wire of length 5m and area 0.02m².", [WIRE]) == (
+        Call("wire_resistance", {"length": 5.0, "area": 0.02}),
+    )
+    assert read("Return on an investment of $900 with a loss of $200.", [ROI]) == (
+        Call("return_on_investment", {"investment": 900, "gain_loss": -200}),
+    )
+
+
+LIFE = _tool(
+    "life_expectancy",
+    "Average life expectancy of a country in a year.",
+    {"year": {"type": "integer", "description": "The year."}},
+    ["year"],
+)
+GDP = _tool(
+    "gross_domestic_product",
+    "Gross domestic product of a country in a year.",
+    {"year": {"type": "integer", "description": "The year."}},
+    ["year"],
+)
+
+
+def test_an_ask_referring_back_to_these_values_makes_a_call_for_each() -> None:
+    calls = read(
+        "What was the life expectancy in 1900 and 1950? Also, the gross domestic product in "
+        "these years?",
+        [LIFE, GDP],
+    )
+    assert calls == (
+        Call("life_expectancy", {"year": 1900}),
+        Call("life_expectancy", {"year": 1950}),
+        Call("gross_domestic_product", {"year": 1900}),
+        Call("gross_domestic_product", {"year": 1950}),
+    )
+
+
+TIGERS = _tool(
+    "animal_population",
+    "Population of a species in a country.",
+    {
+        "country": {"type": "string", "description": "The country of interest."},
+        "species": {"type": "string", "description": "Species of the animal."},
+    },
+    ["country", "species"],
+)
+
+
+def test_names_listed_with_and_stay_with_the_parameter_of_the_first() -> None:
+    calls = read("Population size of tigers in Nepal and India.", [TIGERS])
+    assert [c.arguments for c in calls] == [
+        {"country": "Nepal", "species": "tigers"},
+        {"country": "India", "species": "tigers"},
+    ]
+
+
+def test_two_parameters_named_then_two_values_go_in_the_same_order() -> None:
+    calls = read("The area of a triangle given its base and height as 8cm and 3cm.", [TRIANGLE])
+    assert calls[0].arguments["base"] == 8 and calls[0].arguments["height"] == 3
+
+
+def _scores(sport: str) -> dict:
+    return _tool(
+        f"{sport}_scores",
+        f"Scores of a {sport} team over past rounds.",
+        {
+            "team": {"type": "string", "description": f"The {sport} team."},
+            "rounds": {"type": "integer", "description": "Number of past rounds."},
+        },
+        ["team", "rounds"],
+    )
+
+
+def test_the_last_few_rounds_is_a_span_not_the_last_of_several_asks() -> None:
+    calls = read(
+        "Scores of the Oslo Owls soccer team for the last 5 rounds and also the scores of "
+        "the Bergen Bears basketball team for the last 7 rounds.",
+        [_scores("basketball"), _scores("soccer")],
+    )
+    assert calls == (
+        Call("soccer_scores", {"team": "Oslo Owls", "rounds": 5}),
+        Call("basketball_scores", {"team": "Bergen Bears", "rounds": 7}),
+    )
+
+
+ENZYMES = _tool(
+    "cellbio_get_enzymes",
+    "Enzymes of a cell compartment.",
+    {"cell_compartment": {"type": "string", "description": "The cell compartment."}},
+    ["cell_compartment"],
+)
+
+
+def test_a_phrase_that_starts_with_the_tools_own_word_is_no_value() -> None:
+    calls = read("What are the names of enzymes found in the outer membrane?", [ENZYMES])
+    assert calls == (Call("cellbio_get_enzymes", {"cell_compartment": "outer membrane"}),)
+
+
+DRIVE = _tool(
+    "driving_distance",
+    "The shortest driving distance between two cities.",
+    {
+        "origin": {"type": "string", "description": "Where the drive starts."},
+        "destination": {"type": "string", "description": "Where the drive ends."},
+        "unit": {"type": "string", "description": "The unit of distance. Default is 'km'."},
+    },
+    ["origin", "destination"],
+)
+
+
+def test_a_unit_said_after_in_fills_an_optional_unit() -> None:
+    calls = read("The driving distance in miles from Lyon to Turin.", [DRIVE])
+    assert calls == (
+        Call("driving_distance", {"origin": "Lyon", "destination": "Turin", "unit": "miles"}),
+    )

@@ -45,7 +45,10 @@ def parse_value(schema: Mapping[str, Any], text: str, kind_of: Callable[[Any], s
         return True if said & _YES else False if said & _NO else None
     if kind == "array":
         item = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
-        parts = _split_items(text)
+        lists = re.findall(r"\[[^\[\]]*\]", text)
+        if len(lists) > 1:  # several bracketed lists: a value each, not one field
+            return None
+        parts = _split_items(lists[0][1:-1] if lists else text)
         values = [parse_value(item or {}, p, kind_of) for p in parts]
         return [v for v in values if v is not None] or None
     if kind == "object":

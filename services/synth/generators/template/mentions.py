@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from services.synth.generators.template.phrases import stem
 from services.synth.surface import find_dates, find_times
 
 __all__ = ["Mention", "find_mentions", "relative_dates", "words"]
@@ -36,7 +37,7 @@ _NUMBER = re.compile(
     r"(?<![\w.^/])(?P<cur>[$€£])?\s?(?P<num>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e-?\d+)?)"
     r"(?P<pct>\s?%|\s?percent)?(?:\s(?P<scale>thousand|million|billion)\b)?"
     r"(?P<unit>(?:cm|mm|km|kg|mg|lbs?|ft|ml|m|g|s|ms|h|hrs?|min|K|°[CF]?|[µu]F|mH|Hz|kHz|MHz|GHz|"
-    r"mV|V|mA|A|kW|W|kJ|J|N|kPa|Pa|atm|mph)(?![A-Za-z]))?(?![\w/]|-[\w]*\d|\.\d)",
+    r"mV|V|mA|A|kW|W|kJ|J|N|kPa|Pa|atm|mph)[²³]?(?![A-Za-z]))?(?![\w/]|-[\w]*\d|\.\d)",
     re.I,
 )
 _SPELLED = re.compile(
@@ -53,6 +54,13 @@ _LIST = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\]){1,400})\]")
 _CODE = re.compile(
     r"(?<![\w/])(?=[\w/.:-]*\d)(?=[\w/.:-]*[A-Za-z/])[A-Za-z0-9][\w/.:-]*[A-Za-z0-9](?![\w/])"
 )
+_IDENT = re.compile(
+    r"(?<![\w/.@-])(?:(?:[A-Za-z]:|~)?/(?:[\w.-]+/)*[\w.-]*\w|[\w.-]+/(?:[\w.-]+/)+[\w.-]*\w|"
+    r"(?:[\w.-]+/)*\w[\w-]*\.(?:csv|txt|json|xlsx?|pdf|py|png|jpe?g|docx?|html?|xml|mp3|mp4|wav)\b|"
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[A-Za-z]\w*_\w*[A-Za-z0-9](?![\w/@]))"
+)
+"""Identifiers, paths, file names and e-mail addresses ("personal_data", "C:/data/cars.csv",
+"johndoe@email.com"): one value each, never cut at their ``_``, ``/`` or ``.``."""
 _CAP = re.compile(
     r"(?<![\w'])(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
     r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w])|\d+\b))*"
@@ -72,10 +80,12 @@ _AT = re.compile(r"^,?\s*(?:at|@)\s+")
 _TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
 _AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
 _SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)\.\s")
+_COUNTED = re.compile(r"\d+(?:\.\d+)?-[A-Za-z]+")
 _ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.I)
 _NOT_PHRASE = frozenset(
     "know knowing get getting find finding see make do be have use using help learn compare "
-    "calculate check same each all both any more which what how".split()
+    "calculate check same each all both any more which what how next last past previous "
+    "upcoming coming current following".split()
 )
 """Words that start an ask, not a value ("to know the total", "for the same day")."""
 _FILLER = frozenset("a an the my me you it this that these those them there here some any".split())
@@ -176,26 +186,37 @@ _Span = tuple[int, int, str, object]
 class _Spans:
     """Spans found so far; a new one that overlaps a kept one is dropped (first finder wins)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, naming: frozenset[str] = frozenset()) -> None:
         self.text = text
+        self.naming = naming
         self.spans: list[_Span] = []
         self.taken: list[tuple[int, int]] = []
 
     def add(self, start: int, end: int, kind: str, value: object) -> None:
         if any(s < end and start < e for s, e in self.taken):
             return
+        if kind in ("name", "code") and self.naming and _naming(self.text[start:end], self.naming):
+            return
         self.taken.append((start, end))
         self.spans.append((start, end, kind, value))
 
 
-def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
+def _naming(said: str, naming: frozenset[str]) -> bool:
+    return {stem(w) for w in words(said)} <= naming
+
+
+def find_mentions(
+    text: str, reference: date | None = None, naming: frozenset[str] = frozenset()
+) -> list[Mention]:
     """Every mention in ``text``, in text order; spans never overlap (first finder wins).
 
     The finders run from the most specific form to the loosest: explicit settings, quoted
     text and lists, dates and times, numbers with units, codes, names, bare numbers, number
-    words, and last the noun phrases after a preposition.
+    words, and last the noun phrases after a preposition. A name or code whose word stems
+    are all in ``naming`` (the words of the tool's and its parameters' names: "the SNP ID
+    rs6034464", "on Spotify") names what is asked and is no mention.
     """
-    found = _Spans(text)
+    found = _Spans(text, naming)
     _find_literals(found)
     _find_dates(found, reference)
     for m in _SEASON.finditer(text):  # "the 2019-2020 season", "2018/19": one value
@@ -206,8 +227,11 @@ def find_mentions(text: str, reference: date | None = None) -> list[Mention]:
             found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
     for m in _ORDINAL.finditer(text):  # "the 16th century" (dates took theirs already)
         found.add(m.start(), m.end(), "number", float(m[1]))
-    for m in _CODE.finditer(text):
+    for m in _IDENT.finditer(text):
         found.add(m.start(), m.end(), "code", m[0])
+    for m in _CODE.finditer(text):
+        if not _COUNTED.fullmatch(m[0]):  # "a 7-day trip": a number and its unit
+            found.add(m.start(), m.end(), "code", m[0])
     _find_names(found)
     for m in _NUMBER.finditer(text):
         found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
@@ -224,6 +248,10 @@ def _find_literals(found: _Spans) -> None:
     text = found.text
     for m in _SET.finditer(text):  # "a=2", "x: 4" name the parameter outright
         found.add(m.start(2), m.end(2), "number", float(m[2]))
+    quotes = [q.span() for q in _QUOTED.finditer(text)]
+    for m in _LIST.finditer(text):  # "['Sam', 'Alice']": one list, unless inside a quote
+        if not any(a < m.start() < b for a, b in quotes):
+            found.add(m.start(), m.end(), "list", m[1])
     for m in _QUOTED.finditer(text):
         found.add(m.start(), m.end(), "quoted", next(g for g in m.groups() if g is not None))
     for m in _LIST.finditer(text):
@@ -260,9 +288,13 @@ def _find_names(found: _Spans) -> None:
         start, name = m.start(), re.sub(r"'s$", "", said.rstrip("."))
         if _sentence_start(text, start):  # the sentence's first word is capitalised anyway
             first = name.split(" ", 1)
-            if len(first) == 1:
+            if len(first) == 1 and not re.fullmatch(r"[A-Z]{2,5}", name):
                 continue
-            start, name = start + len(first[0]) + 1, first[1]
+            if len(first) > 1:  # an acronym alone ("pairs: USD to AUD") is a name anyway
+                start, name = start + len(first[0]) + 1, first[1]
+                joined = re.match(r"(?:(?:of|de|la|del|the|da|von|du)\s+)+", name)
+                if joined:  # "All the Drama …": not "the Drama"
+                    start, name = start + joined.end(), name[joined.end() :]
         if not name[:1].isalpha() or name.split(" ", 1)[0].lower() in _NOT_NAMES:
             continue
         end = start + len(name)

@@ -12,6 +12,7 @@ from functools import lru_cache
 from services.synth.surface import label
 
 __all__ = [
+    "ASK_WORDS",
     "BOOL_FALSE",
     "BOOL_TRUE",
     "CONNECTORS",
@@ -88,6 +89,12 @@ STOPWORDS = frozenset(
     "a an the to of for in on at by with and or please could can you i i'd like need want "
     "help me my is are be it this that from as set its into".split()
 )
+
+ASK_WORDS = frozenset(
+    "what how much many who which when where find get calculate give show tell me do does "
+    "will would should the of given specific certain some also want know".split()
+)
+"""Words that ask, not say what: never a value and never a tool's word."""
 
 _ARTICLE_VERBS = frozenset("book create add send schedule make open post reserve rent buy".split())
 _VOWEL = re.compile(r"^[aeiou]")

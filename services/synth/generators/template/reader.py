@@ -37,15 +37,24 @@ from typing import Any
 from services.synth.calls import Call, Tool, parameters, tool_name
 from services.synth.generators.template.fields import parse_value, split_fields
 from services.synth.generators.template.mentions import Mention, find_mentions, words
-from services.synth.generators.template.phrases import STOPWORDS, VERB_SYNONYMS, stem
+from services.synth.generators.template.phrases import ASK_WORDS, STOPWORDS, VERB_SYNONYMS, stem
+from services.synth.generators.template.wording import KIND_WORDS, qualifiers, sign, unit_said
 from services.synth.surface import label
 
 __all__ = ["read"]
 
+_SPAN_WORDS = (
+    r"(?:\d|(?:few|couple|several|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+    r"twenty|hours?|days?|weeks?|months?|quarters?|years?|decades?|century|centuries|"
+    r"seasons?|nights?|rounds?|games?|matches)\b)"
+)
+"""What follows "the last" when it says a span of time ("the last 5 rounds"), not the last
+of several asks."""
 _CLAUSE = re.compile(
     r"(?<=[.?!])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|furthermore|moreover|plus)\b,?\s*|"
-    r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|last|other)\b)",
+    r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
+    r"last(?!\s+" + _SPAN_WORDS + r"))\b)",
     re.I,
 )
 _EXAMPLES = re.compile(
@@ -58,10 +67,7 @@ _NEGATION = frozenset("not no without don't dont exclude excluding never".split(
 _COORD = re.compile(
     r"^[\s,]*(?:and|or|&|vs\.?|versus|,|then|while|as well as)?[\s,]*(?:\w+\s+){0,6}$", re.I
 )
-_EXTRA_STOP = frozenset(
-    "what how much many who which when where find get calculate give show tell me do does "
-    "will would should the of given specific certain some also want know".split()
-)
+_EXTRA_STOP = ASK_WORDS
 _PLACE = frozenset("location city place area region country state address town".split())
 _PLACE_PREP = frozenset("in near at around".split())
 _DATE_FORMS = (
@@ -74,6 +80,11 @@ _FLOOR = 1.5
 """The least IDF-weighted word overlap for a clause to ask for a tool among several
 (lower, and a request no candidate serves still finds one: how irrelevance is read)."""
 _GENERIC = frozenset("include is get flag whether enable use show".split())
+_BOILERPLATE = frozenset(
+    "if not no default false true provided specified otherwise none null optional".split()
+)
+"""Words of a schema's wording of its own defaults ("if not provided, defaults to false"),
+never what a request says to set a flag."""
 _COMPAT: dict[str, dict[str, float]] = {
     "integer": {"number": 1.0, "percent": 0.6, "spelled": 0.5},
     "number": {"number": 1.0, "percent": 1.0, "spelled": 0.5},
@@ -119,7 +130,7 @@ def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
     found: list[str] = []
     text = str(schema.get("description", ""))
     for m in _EXAMPLES.finditer(text):
-        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|/", m[1])]
+        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", m[1])]
     found += [a or b for a, b in _QUOTED_HINT.findall(text)]
     items = schema.get("items", {}) if isinstance(schema.get("items"), Mapping) else {}
     enum = schema.get("enum") or items.get("enum") or ()
@@ -194,11 +205,59 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     specs = [_tool(t) for t in tools]
     if not specs or not query.strip():
         return ()
+    query = _unquoted_names(_unwrapped(query), specs)
     groups = _route(query, specs)
     calls: list[Call] = []
     for spec, text in groups:
-        calls.extend(_same_again(_calls(spec, text, reference), text, calls))
+        new = _same_again(_calls(spec, text, reference), text, calls)
+        calls.extend(_each_of(spec, new, text, calls))
     return tuple(_complete_calls(_inherit(calls, specs), specs))
+
+
+_BACK = re.compile(r"\b(?:these|those|both|each of them|the same)\s+(?:\w+\s+)?\w+", re.I)
+
+
+def _each_of(spec: _Tool, new: list[Call], text: str, earlier: Sequence[Call]) -> list[Call]:
+    """An ask that refers back to several values ("the GDP in these years", "in those same
+    years") and lacks that required value: one call for each value the calls just before
+    (of another function) set, in their order."""
+    if len(new) != 1 or not _BACK.search(text):
+        return new
+    missing = [n for n, _, needed in spec.props if needed and n not in new[0].arguments]
+    before = []
+    for call in reversed(earlier):
+        if call.name == spec.name or (before and call.name != before[-1].name):
+            break
+        before.append(call)
+    for name in missing:
+        found = [c.arguments[name] for c in reversed(before) if name in c.arguments]
+        unique = [v for i, v in enumerate(found) if v not in found[:i]]
+        if len(unique) > 1:
+            return [Call(spec.name, {**new[0].arguments, name: v}) for v in unique]
+    return new
+
+
+def _unwrapped(query: str) -> str:
+    """A request wrapped whole in double quotes is the same request: no quoted value."""
+    said = query.strip()
+    if len(said) > 2 and said[0] + said[-1] in ('""', "“”") and '"' not in said[1:-1]:
+        return said[1:-1]
+    return query
+
+
+_NAMED = re.compile(r"'([\w.]+)'|\"([\w.]+)\"|(?<![\w.])([A-Za-z]\w*[._][\w.]*\w)")
+
+
+def _unquoted_names(query: str, specs: Sequence[_Tool]) -> str:
+    """A candidate function named in the query ("use the 'prob_dist.binomial' function")
+    as its words: it says which tool, it is no value."""
+    flat = {re.sub(r"[^a-z0-9]", "", s.name.lower()): s.name for s in specs}
+
+    def said(m: re.Match[str]) -> str:
+        name = flat.get(re.sub(r"[^a-z0-9]", "", next(g for g in m.groups() if g).lower()))
+        return label(re.sub(r"[.]", "_", name)) if name else m[0]
+
+    return _NAMED.sub(said, query)
 
 
 _SAME = re.compile(r"\b(?:the same|same|again|repeat|likewise|similarly)\b", re.I)
@@ -265,7 +324,7 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
     ]
     owners = [_owner(clause, specs, idf) for clause in clauses]
     if all(o is None for o in owners):
-        whole = _stems(query)
+        whole = _asked(query)
         scores = [sum(s.words[w] * idf[w] for w in whole if w in s.words) for s in specs]
         best = max(range(len(specs)), key=lambda i: scores[i])
         if scores[best] < (0.5 if len(specs) == 1 else _FLOOR):
@@ -290,9 +349,16 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
     return [(specs[i], " ".join(parts)) for i, parts in segments]
 
 
+def _asked(text: str) -> set[str]:
+    """The words a request asks with; a currency said by name ("500 US dollars") also
+    says "currency"."""
+    said = _stems(text)
+    return said | {"currency"} if _CURRENCY.search(text) else said
+
+
 def _owner(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> int | None:
     """The tool a clause clearly asks for (by its IDF-weighted shared words), if any."""
-    said = _stems(clause)
+    said = _asked(clause)
     scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
     best = max(range(len(specs)), key=lambda i: scores[i])
     ranked = sorted(scores, reverse=True)
@@ -302,7 +368,24 @@ def _owner(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> int
 
 
 _ANOTHER = re.compile(r",?\s+and\s+(?=(?:another|one more|a second)\s+[a-z])", re.I)
-_ASK_JOIN = re.compile(r",?\s+and\s+|,\s+(?=(?:what|how|which|who|where|when)\b)", re.I)
+_ASK_JOIN = re.compile(r"(,?\s+and\s+|,\s+)", re.I)
+_GROUPED = re.compile(
+    r"\"[^\"]{1,200}\"|“[^”]{1,200}”|(?<![A-Za-z])'[^']{1,200}'(?![A-Za-z])|\([^()]*\)|\[[^\[\]]*\]"
+)
+
+
+def _split_outside(pattern: re.Pattern[str], text: str) -> list[str]:
+    """``pattern.split(text)`` (one capturing group) that never cuts inside quotes, brackets
+    or parentheses (a quote around the whole text is none)."""
+    whole = len(text.rstrip())
+    grouped = [g.span() for g in _GROUPED.finditer(text) if g.span() != (0, whole)]
+    out, start = [], 0
+    for m in pattern.finditer(text):
+        if any(a < m.start() < b for a, b in grouped):
+            continue
+        out += [text[start : m.start()], m[1]]
+        start = m.end()
+    return [*out, text[start:]]
 
 
 def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> list[str]:
@@ -315,7 +398,8 @@ def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) ->
         return [*_ask_split(again[0], specs, idf), *_ask_split(again[1], specs, idf)]
     if len(specs) < 2:
         return [clause]
-    pieces = _ASK_JOIN.split(clause)
+    split = _split_outside(_ASK_JOIN, clause)
+    pieces, joins = split[::2], ["", *split[1::2]]
     if len(pieces) < 2:
         return [clause]
     owners = [_owner(p, specs, idf) for p in pieces]
@@ -323,14 +407,14 @@ def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) ->
         return [clause]
     merged: list[str] = []
     lead = ""  # pieces before the first ask belong to it
-    for owner, piece in zip(owners, pieces, strict=True):
+    for owner, piece, join in zip(owners, pieces, joins, strict=True):
         if owner is None:
             if merged:
-                merged[-1] = f"{merged[-1]} and {piece}"
+                merged[-1] = f"{merged[-1]}{join}{piece}"
             else:
-                lead = f"{lead}{piece} and "
+                lead = f"{lead}{join}{piece}"
             continue
-        merged.append(f"{lead}{piece}")
+        merged.append(f"{lead}{join if lead else ''}{piece}")
         lead = ""
     return merged
 
@@ -384,6 +468,8 @@ def _score(param: _Param, mention: Mention) -> float:
         compat = 0.9  # "patient with id 546382"
     if kind == "string" and mention.kind == "name":
         compat = _name_fit(param)
+    if kind == "string" and re.search(r"(?:^|_)id$", param.name, re.I):
+        compat = {"code": 1.0, "name": 0.6}.get(mention.kind, compat)  # "ID rs6034464"
     if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
         return 0.0
     fmt = schema.get("format")
@@ -396,6 +482,8 @@ def _score(param: _Param, mention: Mention) -> float:
     context = 0.0
     if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
         context += 1.0  # "in Brooklyn", "near Berlin" for a location
+    if mention.kind == "name" and _names_itself(param, mention):
+        context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
     for distance, word in enumerate(reversed(mention.before)):
         if word == "=" + param.name.lower():
             return compat * 100.0
@@ -403,6 +491,13 @@ def _score(param: _Param, mention: Mention) -> float:
     for distance, word in enumerate(mention.after):
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
     return compat * (1.0 + context)
+
+
+def _names_itself(param: _Param, mention: Mention) -> bool:
+    """Whether a name holds a word of the parameter's own name ("Orange County Court" for
+    ``court``), other than the words every name parameter has ("name", "title")."""
+    own = {stem(w) for w in words(label(param.name))} - {"name", "title", "id"}
+    return bool(own & {stem(w) for w in words(mention.text)})
 
 
 _ENTITY = frozenset(
@@ -422,10 +517,20 @@ def _name_fit(param: _Param) -> float:
     return 0.8
 
 
-def _assign(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
-    """Typed mentions first; bare phrases only for required text parameters still empty."""
+def _assign(
+    params: Sequence[_Param], mentions: Sequence[Mention], text: str, nouns: frozenset[str]
+) -> None:
+    """Typed mentions first; for required text parameters still empty, the words that
+    qualify one of the tool's nouns ("jazz events"), then bare phrases."""
     _match(params, [m for m in mentions if m.kind != "phrase"], text)
     empty = [p for p in params if p.required and not p.spans and p.kind == "string"]
+    kinds = [p for p in empty if not p.stems.keys() & _PLACE]  # a place is no kind of thing
+    if kinds:
+        _match(kinds, qualifiers(text, nouns), text)
+    for param in (p for p in kinds if not p.spans):  # "a single room" for ``room_type``
+        own = {stem(w) for w in words(label(param.name))} - KIND_WORDS - nouns
+        _match([param], qualifiers(text, frozenset(own)), text)
+    empty = [p for p in empty if not p.spans]
     if empty:
         _match(empty, [m for m in mentions if m.kind == "phrase"], text)
 
@@ -439,6 +544,7 @@ def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> 
     96"): that is one more call. Array parameters take every mention they win.
     """
     left = list(mentions)
+    later = _run_members(left, text)
     for round_ in range(8):
         pairs = [
             (-score * (_listed(p, m, text) if round_ else 1.0), i, j)
@@ -453,7 +559,9 @@ def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> 
             param = params[i]
             if j in used_m or (i in used_p and param.kind != "array"):
                 continue
-            if left[j].kind == "list" and any(m.kind == "list" for m in param.spans):
+            if not round_ and left[j].kind == "list" and any(m.kind == "list" for m in param.spans):
+                continue
+            if not round_ and id(left[j]) in later:  # "Bangladesh and India": one parameter's
                 continue
             if not param.required and not _admissible(param, left[j]):
                 continue
@@ -472,6 +580,21 @@ def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> 
 _LISTED = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|&)\s*")
 
 
+def _run_members(mentions: Sequence[Mention], text: str) -> set[int]:
+    """The names after the first of a list of names joined by "and"/"or" ("in Bangladesh
+    and India"): they wait for the parameter that takes the first ("Chicago, Illinois" is
+    no such list)."""
+    ordered = sorted(mentions, key=lambda m: m.start)
+    return {
+        id(b)
+        for a, b in pairwise(ordered)
+        if a.kind == b.kind == "name" and _ANDED.fullmatch(text[a.end : b.start])
+    }
+
+
+_ANDED = re.compile(r"\s*,?\s*(?:and|or|&)\s*")
+
+
 def _listed(param: _Param, mention: Mention, text: str) -> float:
     """3 when ``mention`` follows ``param``'s last value in a plain list ("10, 20 and 30"):
     it is surely one more of the same; else 1."""
@@ -484,18 +607,27 @@ def _listed(param: _Param, mention: Mention, text: str) -> float:
 _JOIN = re.compile(r"(?:,|;|\band\b|\bor\b|&|\bvs\b|\bversus\b|\bwhile\b|\bthen\b|[.?!])", re.I)
 
 
+_UNIT_LISTED = re.compile(r"\s*([A-Za-z]+)\s*(?:,|,?\s*and|,?\s*or)\s*")
+
+
 def _continues(param: _Param, mention: Mention, text: str, left: Sequence[Mention]) -> bool:
     """Whether a later round may give ``param`` one more value: coordinated with its last
     one, and no value between them still unplaced that fits ``param`` as well (values of a
     list go in order: "10, 20 and 30 years")."""
     if not param.spans:
         return False
+    if param.kind == "array":
+        return True
+    first = min(param.spans, key=lambda m: m.start)
+    if mention.end <= first.start:  # "10 years and 20 years": 20 won the first round
+        unit = _UNIT_LISTED.fullmatch(text[mention.end : first.start])
+        return bool(unit) and first.after[:1] == (unit[1].lower(),)
     last = param.spans[-1]
     fit = _score(param, mention)
     skipped = any(
         last.end <= m.start < mention.start and _score(param, m) >= fit for m in left
     )
-    return param.kind == "array" or (not skipped and _coordinated(text, last, mention))
+    return not skipped and _coordinated(text, last, mention)
 
 
 def _coordinated(text: str, first: Mention, then: Mention) -> bool:
@@ -514,8 +646,20 @@ def _admissible(param: _Param, mention: Mention) -> bool:
     if param.kind == "string" and mention.kind in ("number", "percent"):
         return False
     if mention.kind == "name":
-        return _evidence(param, mention)
+        return _evidence(param, mention) and not _taken_words(param, mention)
+    if param.kind == "string" and mention.kind in ("date", "time", "datetime"):
+        return _evidence(param, mention)  # "on the dates 1 May and 2 May": not the exchange
     return True
+
+
+def _taken_words(param: _Param, mention: Mention) -> bool:
+    """Whether the only words tying a name to an optional parameter also name another one
+    ("SNP" before a name, for ``species`` when ``snp_id`` is a parameter too)."""
+    if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
+        return False  # "in China" for a country
+    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:2]}
+    tying = {w for w in near if w in param.stems}
+    return bool(tying) and tying <= param.shared - {w for w, x in param.stems.items() if x >= 2}
 
 
 _COUNTING = re.compile(r"\bnumber of\b|\bcount\b|\bhow many\b|\bquantity\b", re.I)
@@ -546,11 +690,26 @@ def _near(param: _Param, mention: Mention, ahead: int = 2) -> bool:
     return any(w in param.stems for w in near)
 
 
+_IRREGULAR = {
+    "children": "child", "people": "person", "men": "man", "women": "woman",
+    "feet": "foot", "teeth": "tooth", "mice": "mouse", "geese": "goose",
+}  # fmt: skip
+
+
+def _base(word: str) -> str:
+    """A word's stem without quotes around it, irregular plurals as their singular."""
+    word = word.strip("'")
+    return stem(_IRREGULAR.get(word, word))
+
+
 def _found_hints(param: _Param, text: str) -> list[str]:
-    lowered = f" {' '.join(words(text))} "
+    """The hints the text says, in its order; words compared by their stems ("scenic
+    views" says "Scenic View", "toll roads" says "tolls", "children" says "child"), without the
+    quotes around them."""
+    lowered = f" {' '.join(_base(w) for w in words(text))} "
     found = []
     for hint in sorted(param.hints, key=len, reverse=True):
-        said = " ".join(words(hint))
+        said = " ".join(_base(w) for w in words(hint))
         if said and f" {said} " in lowered:
             found.append((lowered.index(f" {said} "), hint))
             lowered = lowered.replace(f" {said} ", " \x00 ")
@@ -558,8 +717,13 @@ def _found_hints(param: _Param, text: str) -> list[str]:
 
 
 def _capitalised(hint: str, text: str) -> bool:
+    """Whether the text says ``hint`` as a name (every word capitalised, "Amazon rainforest"
+    is not one) or in quotes: then it is a mention of its own."""
+    if re.search(rf"['\"“]{re.escape(hint)}['\"”]", text, re.I):
+        return True  # quoted: a mention too
     found = re.search(rf"\b{re.escape(hint)}\b", text, re.I)
-    return bool(found) and found[0][:1].isupper()
+    said = [w for w in found[0].split() if w[:1].isalpha()] if found else []
+    return bool(said) and all(w[:1].isupper() for w in said)
 
 
 def _own(param: _Param, hint: str) -> bool:
@@ -569,15 +733,24 @@ def _own(param: _Param, hint: str) -> bool:
 
 def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
     """A flag said by its words (name or description), off when negated just before;
-    ``loose`` (a required flag must be set): also by words the tool shares with it, and by
-    a word's other forms ("detailed" for ``details``, "multi-player" for ``multiplayer``)."""
-    keys = {w for w in param.stems if w not in _GENERIC and (loose or w not in param.shared)}
+    and by another form of its own name's words ("with details" for ``detailed``); ``loose``
+    (a required flag must be set): also by words the tool shares with it, and by another
+    form of any of its words ("multi-player" for ``multiplayer``)."""
+    keys = {
+        w
+        for w in param.stems
+        if w not in _GENERIC and w not in _BOILERPLATE and (loose or w not in param.shared)
+    }
+    named = {w.replace("_", "") for w in _stems(label(param.name))}
     if loose:
-        keys |= {w.replace("_", "") for w in _stems(label(param.name))}
+        keys |= named
+    else:  # "with details" for ``detailed``: another form of the flag's own name
+        named = {w for w in named - _GENERIC if w not in param.shared}
+    forms = keys if loose else named
     tokens = words(text)
     for index, token in enumerate(tokens):
         said = stem(token)
-        if said in keys or (loose and _same_word(said.replace("-", ""), keys)):
+        if said in keys or _same_word(said.replace("-", ""), forms):
             window = set(tokens[max(0, index - 4) : index])
             return not (window & _NEGATION)
     return None
@@ -586,6 +759,11 @@ def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
 def _same_word(said: str, keys: set[str]) -> bool:
     """Whether ``said`` is another form of one of ``keys``: the same first five letters."""
     return len(said) >= 5 and any(len(k) >= 5 and (said[:5] == k[:5]) for k in keys)
+
+
+def _sign(param: _Param, mention: Mention) -> int:
+    said = f"{label(param.name)} {param.schema.get('description', '')}"
+    return sign(said, mention.before, float(mention.value))  # type: ignore[arg-type]
 
 
 def _convert(param: _Param, mention: Mention) -> Any:
@@ -597,9 +775,9 @@ def _convert(param: _Param, mention: Mention) -> Any:
             return _list(inner, mention.text)
         return [_convert(inner, mention)]
     if kind == "integer":
-        return int(float(mention.value))  # type: ignore[arg-type]
+        return int(float(mention.value)) * _sign(param, mention)  # type: ignore[arg-type]
     if kind == "number":
-        value = float(mention.value)  # type: ignore[arg-type]
+        value = float(mention.value) * _sign(param, mention)  # type: ignore[arg-type]
         description = str(param.schema.get("description", "")).lower()
         if mention.kind == "percent" and "percent" not in description:
             return value / 100
@@ -680,11 +858,15 @@ def _labelled(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]]
     """Values given as ``label: value`` fields, and the text without those fields."""
     found: dict[str, list[Any]] = {}
     for said, raw, (start, end) in reversed(split_fields(text)):
+        if not text[:start].strip(" \"'“") and len(said.split()) > 6:
+            continue  # "Get me the rates of the following pairs: …": a sentence, no label
         stems = _stems(said)
         scored = [(sum(p.stems.get(w, 0.0) for w in stems), i) for i, p in enumerate(params)]
         score, index = max(scored, default=(0.0, -1))
         if score < 1.0:
             continue
+        if params[index].kind != "array" and re.fullmatch(r"\[.*\]", raw.strip()):
+            continue  # "in ascending order: ['Sam', 'Alice']": a list is no order
         value = parse_value(params[index].schema, raw, _kind)
         if value is not None:
             found.setdefault(params[index].name, []).insert(0, value)
@@ -707,17 +889,22 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             hints = [h for h in hints if not _capitalised(h, text)]  # names are mentions
             if hints:
                 values[param.name] = [hints] if param.kind == "array" else hints
-                text = re.sub("|".join(re.escape(h) for h in hints), " ", text, flags=re.I)
+                said = "|".join(re.escape(h) for h in hints)
+                text = re.sub(rf"['\"“]?(?:{said})['\"”]?", " ", text, flags=re.I)
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
-    mentions = _currencies(typed, _unplaced(typed, find_mentions(text, reference)), text)
+    naming = _naming(spec)
+    found = _not_options(params, find_mentions(text, reference, naming))
+    found = [m for m in found if m.kind != "phrase" or stem(m.text.split()[0]) not in naming]
+    mentions = _currencies(typed, _unplaced(typed, found), text)
     paired = _ends(typed, mentions, text)
+    paired += _respective([p for p in typed if p not in paired], mentions, text)
     taken = {id(m) for p in paired for m in p.spans}
     free = [m for m in mentions if id(m) not in taken]
-    _assign([p for p in typed if p not in paired], free, text)
+    _assign([p for p in typed if p not in paired], free, text, _nouns(spec))
     _order_twins(typed, mentions)
     for param in rest:
-        found = _values(param, text)
+        found = _values(param, text) or unit_said(label(param.name), param.kind, text)
         if found:
             values[param.name] = found
     if not values and not params:
@@ -737,6 +924,34 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 ]
         calls.append(Call(spec.name, arguments))
     return calls
+
+
+def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention]:
+    """Without the names, codes and quotes that are an option of a parameter with a closed
+    set of values ("Drama and Comedy movies" for a ``category`` enum, "premium_economy"):
+    that parameter takes them, no free-text one."""
+    options = {str(h).lower() for p in params if _strict(p) for h in p.hints}
+    if not options:
+        return mentions
+    return [
+        m
+        for m in mentions
+        if m.kind not in ("name", "code", "quoted") or str(m.value).lower() not in options
+    ]
+
+
+def _nouns(spec: _Tool) -> frozenset[str]:
+    """The stems of the tool name's words that are not its verb."""
+    said = label(re.sub(r"[.]", "_", spec.name)).split()
+    return frozenset(
+        stem(w) for w in said if w not in VERB_SYNONYMS and w not in _EXTRA_STOP and len(w) > 2
+    )
+
+
+def _naming(spec: _Tool) -> frozenset[str]:
+    """The stems of the tool's and its parameters' names."""
+    said = [re.sub(r"[.]", "_", spec.name), *(n for n, _, _ in spec.props)]
+    return frozenset(stem(w) for name in said for w in words(label(name)))
 
 
 _CURRENCY = re.compile(
@@ -792,9 +1007,11 @@ def _unplaced(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention
     return out
 
 
-_START = frozenset("start origin source departure depart begin from".split())
+_START = frozenset("start origin source departure depart begin from base".split())
 _END = frozenset("end destination target arrival arrive to".split())
 _SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
+_TO = re.compile(r"\s+to\s+", re.I)
+"""Two codes joined by "to" ("USD to AUD", "JFK to LAX") are an end pair with no "from"."""
 _SPAN_JOIN = re.compile(r"\s+(?:back\s+)?(?:and|to)\s+(?:the\s+)?", re.I)
 
 
@@ -812,12 +1029,62 @@ def _ends(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> l
     for first, then in pairwise(mentions):
         if first.kind not in ("name", "code", "quoted") or then.kind != first.kind:
             continue
-        if _SPAN_OPEN.search(text[: first.start]) and _SPAN_JOIN.fullmatch(
-            text[first.end : then.start]
-        ):
+        join = text[first.end : then.start]
+        opened = _SPAN_OPEN.search(text[: first.start])
+        if (opened and _SPAN_JOIN.fullmatch(join)) or (_coded(first, then) and _TO.fullmatch(join)):
             start.spans.append(first)
             end.spans.append(then)
+    if not start.spans:
+        _held(start, end, mentions, text)
     return [start, end] if start.spans else []
+
+
+_AMOUNT_BEFORE = re.compile(r"\d\s*$")
+
+
+def _coded(first: Mention, then: Mention) -> bool:
+    return all(m.kind == "code" or re.fullmatch(r"[A-Z]{2,5}", m.text) for m in (first, then))
+
+
+def _held(start: _Param, end: _Param, mentions: Sequence[Mention], text: str) -> None:
+    """Two currencies, one said with the amount ("how many Canadian dollars for 500 US
+    dollars"): the one with the amount is what is held, the start; the other the end."""
+    codes = [m for m in mentions if m.kind == "code" and m.value in _ISO_CURRENCY.values()]
+    if len(codes) != 2:
+        return
+    held = [m for m in codes if _AMOUNT_BEFORE.search(text[: m.start])]
+    if len(held) == 1:
+        start.spans.append(held[0])
+        end.spans.append(next(m for m in codes if m is not held[0]))
+
+
+_NAMED_PAIR = re.compile(
+    r"\b([A-Za-z]+)\s+and\s+([A-Za-z]+)\s+(?:as|of|are|were|being|=)\s*$", re.I
+)
+
+
+def _respective(
+    params: Sequence[_Param], mentions: Sequence[Mention], text: str
+) -> list[_Param]:
+    """"its base and height as 6cm and 10cm": two parameters named, then two values of
+    one kind joined by "and", in the same order. Returns the two parameters when said."""
+    for first, then in pairwise(mentions):
+        named = _NAMED_PAIR.search(text[: first.start])
+        if not named or first.kind != then.kind or first.kind == "phrase":
+            continue
+        if not _LISTED.fullmatch(text[first.end : then.start]):
+            continue
+        one, two = (_named_param(params, word) for word in (named[1], named[2]))
+        if one and two and one is not two and _score(one, first) and _score(two, then):
+            one.spans.append(first)
+            two.spans.append(then)
+            return [one, two]
+    return []
+
+
+def _named_param(params: Sequence[_Param], word: str) -> _Param | None:
+    found = [p for p in params if stem(word.lower()) in {stem(w) for w in words(label(p.name))}]
+    return found[0] if len(found) == 1 else None
 
 
 def _crossed(params: Sequence[_Param], values: Mapping[str, list[Any]], text: str) -> bool:
@@ -913,6 +1180,10 @@ def _values(param: _Param, text: str) -> list[Any]:
         if param.kind == "array":
             if any(m.kind == "list" for m in spans):  # a bracketed list says it all
                 spans = [m for m in spans if m.kind == "list"]
+                if len(spans) > 1:  # "the first set is [..], the second [..]": a call each
+                    return [_convert(param, m) for m in spans]
+            if any(m.kind == "number" for m in spans):  # "two sets: 12, 24 and 36" counts
+                spans = [m for m in spans if m.kind != "spelled"]
             return [[v for m in spans for v in _convert(param, m)]]
         return [_convert(param, m) for m in spans]
     hints = [h for h in _found_hints(param, text) if param.required or not _own(param, h)]
