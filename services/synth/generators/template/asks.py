@@ -1,0 +1,81 @@
+"""Calls across the asks of one request: a follow-up that says "the same" or "these years"
+reuses what earlier calls set, a call that lacks a required value takes it from another
+function's call, and calls that only set the scene are dropped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from services.synth.calls import Call
+from services.synth.generators.template.specs import _Tool
+
+_BACK = re.compile(r"\b(?:these|those|both|each of them|the same)\s+(?:\w+\s+)?\w+", re.I)
+
+
+def _each_of(spec: _Tool, new: list[Call], text: str, earlier: Sequence[Call]) -> list[Call]:
+    """An ask that refers back to several values ("the GDP in these years", "in those same
+    years") and lacks that required value: one call for each value the calls just before
+    (of another function) set, in their order."""
+    if len(new) != 1 or not _BACK.search(text):
+        return new
+    missing = [n for n, _, needed in spec.props if needed and n not in new[0].arguments]
+    before = []
+    for call in reversed(earlier):
+        if call.name == spec.name or (before and call.name != before[-1].name):
+            break
+        before.append(call)
+    for name in missing:
+        found = [c.arguments[name] for c in reversed(before) if name in c.arguments]
+        unique = [v for i, v in enumerate(found) if v not in found[:i]]
+        if len(unique) > 1:
+            return [Call(spec.name, {**new[0].arguments, name: v}) for v in unique]
+    return new
+
+
+_SAME = re.compile(r"\b(?:the same|same|again|repeat|likewise|similarly)\b", re.I)
+
+
+def _same_again(new: list[Call], text: str, earlier: Sequence[Call]) -> list[Call]:
+    """A follow-up that says "the same" ("then do the same for Paris", "fetch it again in
+    genbank format") keeps what the previous call of that function set and it does not
+    restate."""
+    if not new or not _SAME.search(text):
+        return new
+    before = next((c for c in reversed(earlier) if c.name == new[0].name), None)
+    if before is None:
+        return new
+    return [Call(c.name, {**before.arguments, **c.arguments}) for c in new]
+
+
+def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
+    """A call that lacks a required value takes it from an earlier call of another function
+    that set a parameter of the same name ("the history of account 0012 … also its
+    balance"); a call with no value of its own also from a later one."""
+    required = {s.name: [n for n, _, needed in s.props if needed] for s in specs}
+    out: list[Call] = []
+    for index, call in enumerate(calls):
+        missing = [n for n in required.get(call.name, []) if n not in call.arguments]
+        others = list(reversed(out))  # the nearest before first
+        if not call.arguments:  # "the median and the variance of 3, 4, 5": the median's
+            others += calls[index + 1 :]
+        known: dict[str, Any] = {}
+        for other in (c for c in others if c.name != call.name):
+            for key, value in other.arguments.items():
+                known.setdefault(key, value)
+        taken = {n: known[n] for n in missing if n in known}
+        out.append(Call(call.name, {**call.arguments, **taken}) if taken else call)
+    return out
+
+
+def _complete_calls(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
+    """Without the calls that lack a required value when another call of the same function
+    has them all: a sentence that only sets the scene ("two triangles") is no call."""
+    required = {s.name: {n for n, _, needed in s.props if needed} for s in specs}
+
+    def whole(call: Call) -> bool:
+        return required.get(call.name, set()) <= set(call.arguments)
+
+    complete = {c.name for c in calls if whole(c)}
+    return [c for c in calls if whole(c) or c.name not in complete]

@@ -1,0 +1,276 @@
+"""Mentions to parameters: how well a mention fits a parameter (its kind and format, the
+words around it), whether an optional parameter may take it, and the best-pairs-first
+assignment whose later rounds add coordinated values ("Oslo and Bergen") as more calls."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+
+from services.synth.generators.template.mentions import Mention, words
+from services.synth.generators.template.phrases import stem
+from services.synth.generators.template.specs import _kind, _Param
+from services.synth.generators.template.wording import KIND_WORDS, qualifiers
+from services.synth.surface import label
+
+_PLACE = frozenset("location city place area region country state address town".split())
+
+
+_PLACE_PREP = frozenset("in near at around".split())
+
+
+_COMPAT: dict[str, dict[str, float]] = {
+    "integer": {"number": 1.0, "percent": 0.6, "spelled": 0.5},
+    "number": {"number": 1.0, "percent": 1.0, "spelled": 0.5},
+    "string": {
+        "quoted": 1.0,
+        "name": 0.8,
+        "code": 0.8,
+        "date": 0.7,
+        "time": 0.7,
+        "phrase": 0.4,
+        "number": 0.15,
+    },
+}
+
+
+def _score(param: _Param, mention: Mention) -> float:
+    kind = param.kind
+    schema = param.schema
+    if kind == "array":
+        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        kind = _kind(items or {})
+        if mention.kind == "list":
+            return 2.0
+    compat = _COMPAT.get(kind, {}).get(mention.kind, 0.0)
+    if not compat:
+        return 0.0
+    if (
+        kind == "string"
+        and mention.kind == "number"
+        and re.search(r"(?:^|_)(?:id|number|code)$", param.name, re.I)
+    ):
+        compat = 0.9  # "patient with id 546382"
+    if kind == "string" and mention.kind == "name":
+        compat = _name_fit(param)
+    if kind == "string" and re.search(r"(?:^|_)id$", param.name, re.I):
+        compat = {"code": 1.0, "name": 0.6}.get(mention.kind, compat)  # "ID rs6034464"
+    if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
+        return 0.0
+    fmt = schema.get("format")
+    if fmt == "date-time":
+        compat = {"datetime": 1.5, "quoted": 0.3}.get(mention.kind, 0.0)
+    elif mention.kind == "date":
+        compat = 1.5 if fmt == "date" or "date" in param.stems else compat
+    if not compat:
+        return 0.0
+    context = 0.0
+    if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
+        context += 1.0  # "in Brooklyn", "near Berlin" for a location
+    if mention.kind == "name" and _names_itself(param, mention):
+        context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
+    for distance, word in enumerate(reversed(mention.before)):
+        if word == "=" + param.name.lower():
+            return compat * 100.0
+        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+    for distance, word in enumerate(mention.after):
+        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+    return compat * (1.0 + context)
+
+
+def _names_itself(param: _Param, mention: Mention) -> bool:
+    """Whether a name holds a word of the parameter's own name ("Orange County Court" for
+    ``court``), other than the words every name parameter has ("name", "title")."""
+    own = {stem(w) for w in words(label(param.name))} - {"name", "title", "id"}
+    return bool(own & {stem(w) for w in words(mention.text)})
+
+
+_ENTITY = frozenset(
+    "name company person artist author team player title brand organization".split()
+)
+
+
+_CATEGORY = frozenset("type level format mode unit category status kind detail order".split())
+
+
+def _name_fit(param: _Param) -> float:
+    """How well a proper name fits a text parameter: best one that names something (a
+    company, a city, a title), least one that picks a kind or a level of something."""
+    said = {stem(w) for w in words(label(param.name))}
+    if said & {stem(w) for w in _ENTITY}:
+        return 1.0
+    if said & {stem(w) for w in _CATEGORY}:
+        return 0.5
+    return 0.8
+
+
+def _assign(
+    params: Sequence[_Param], mentions: Sequence[Mention], text: str, nouns: frozenset[str]
+) -> None:
+    """Typed mentions first; for required text parameters still empty, the words that
+    qualify one of the tool's nouns ("jazz events"), then bare phrases."""
+    _match(params, [m for m in mentions if m.kind != "phrase"], text)
+    empty = [p for p in params if p.required and not p.spans and p.kind == "string"]
+    kinds = [p for p in empty if not p.stems.keys() & _PLACE]  # a place is no kind of thing
+    if kinds:
+        _match(kinds, qualifiers(text, nouns), text)
+    for param in (p for p in kinds if not p.spans):  # "a single room" for ``room_type``
+        own = {stem(w) for w in words(label(param.name))} - KIND_WORDS - nouns
+        _match([param], qualifiers(text, frozenset(own)), text)
+    empty = [p for p in empty if not p.spans]
+    if empty:
+        _match(empty, [m for m in mentions if m.kind == "phrase"], text)
+
+
+def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
+    """Mentions to parameters, best pairs first (ties: schema order, then text order).
+
+    Round one gives each parameter at most one mention. Later rounds run the same matching
+    on what is left, and keep a round's values only where they are coordinated with the
+    same parameter's previous value ("Oslo and Bergen", "36 and 48, while Mary chose 60 and
+    96"): that is one more call. Array parameters take every mention they win.
+    """
+    left = list(mentions)
+    later = _run_members(left, text)
+    for round_ in range(8):
+        pairs = [
+            (-score * (_listed(p, m, text) if round_ else 1.0), i, j)
+            for i, p in enumerate(params)
+            for j, m in enumerate(left)
+            if (score := _score(p, m)) > 0.0
+        ]
+        pairs.sort()
+        used_p: set[int] = set()
+        used_m: set[int] = set()
+        for _, i, j in pairs:
+            param = params[i]
+            if j in used_m or (i in used_p and param.kind != "array"):
+                continue
+            if not round_ and left[j].kind == "list" and any(m.kind == "list" for m in param.spans):
+                continue
+            if not round_ and id(left[j]) in later:  # "Bangladesh and India": one parameter's
+                continue
+            if not param.required and not _admissible(param, left[j]):
+                continue
+            if round_ and not _continues(param, left[j], text, left):
+                continue
+            param.spans.append(left[j])
+            used_p.add(i)
+            used_m.add(j)
+        if not used_m:
+            break
+        left = [m for j, m in enumerate(left) if j not in used_m]
+    for param in params:
+        param.spans.sort(key=lambda m: m.start)
+
+
+_LISTED = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|&)\s*")
+
+
+def _run_members(mentions: Sequence[Mention], text: str) -> set[int]:
+    """The names after the first of a list of names joined by "and"/"or" ("in Bangladesh
+    and India"): they wait for the parameter that takes the first ("Chicago, Illinois" is
+    no such list)."""
+    ordered = sorted(mentions, key=lambda m: m.start)
+    return {
+        id(b)
+        for a, b in pairwise(ordered)
+        if a.kind == b.kind == "name" and _ANDED.fullmatch(text[a.end : b.start])
+    }
+
+
+_ANDED = re.compile(r"\s*,?\s*(?:and|or|&)\s*")
+
+
+def _listed(param: _Param, mention: Mention, text: str) -> float:
+    """3 when ``mention`` follows ``param``'s last value in a plain list ("10, 20 and 30"):
+    it is surely one more of the same; else 1."""
+    said = [m for m in param.spans if m.end <= mention.start]
+    last = max(said, key=lambda m: m.end, default=None)
+    plain = last is not None and _LISTED.fullmatch(text[last.end : mention.start])
+    return 3.0 if plain else 1.0
+
+
+_JOIN = re.compile(r"(?:,|;|\band\b|\bor\b|&|\bvs\b|\bversus\b|\bwhile\b|\bthen\b|[.?!])", re.I)
+
+
+_UNIT_LISTED = re.compile(r"\s*([A-Za-z]+)\s*(?:,|,?\s*and|,?\s*or)\s*")
+
+
+def _continues(param: _Param, mention: Mention, text: str, left: Sequence[Mention]) -> bool:
+    """Whether a later round may give ``param`` one more value: coordinated with its last
+    one, and no value between them still unplaced that fits ``param`` as well (values of a
+    list go in order: "10, 20 and 30 years")."""
+    if not param.spans:
+        return False
+    if param.kind == "array":
+        return True
+    first = min(param.spans, key=lambda m: m.start)
+    if mention.end <= first.start:  # "10 years and 20 years": 20 won the first round
+        unit = _UNIT_LISTED.fullmatch(text[mention.end : first.start])
+        return bool(unit) and first.after[:1] == (unit[1].lower(),)
+    last = param.spans[-1]
+    fit = _score(param, mention)
+    skipped = any(last.end <= m.start < mention.start and _score(param, m) >= fit for m in left)
+    return not skipped and _coordinated(text, last, mention)
+
+
+def _coordinated(text: str, first: Mention, then: Mention) -> bool:
+    gap = text[first.end : then.start]
+    return bool(_JOIN.search(gap)) and len(gap.split()) <= 14
+
+
+def _admissible(param: _Param, mention: Mention) -> bool:
+    """An optional parameter takes a value only when the query ties it to the parameter."""
+    if mention.kind == "phrase":
+        return False
+    if mention.kind == "spelled":  # "ten major events" for a count: only when tied
+        return param.kind == "integer" and _counts(param, mention)
+    if param.kind == "array" and mention.kind != "list":  # loose numbers: only when tied
+        return _near(param, mention)
+    if param.kind == "string" and mention.kind in ("number", "percent"):
+        return False
+    if mention.kind == "name":
+        return _evidence(param, mention) and not _taken_words(param, mention)
+    if param.kind == "string" and mention.kind in ("date", "time", "datetime"):
+        return _evidence(param, mention)  # "on the dates 1 May and 2 May": not the exchange
+    return True
+
+
+def _taken_words(param: _Param, mention: Mention) -> bool:
+    """Whether the only words tying a name to an optional parameter also name another one
+    ("SNP" before a name, for ``species`` when ``snp_id`` is a parameter too)."""
+    if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
+        return False  # "in China" for a country
+    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:2]}
+    tying = {w for w in near if w in param.stems}
+    return bool(tying) and tying <= param.shared - {w for w, x in param.stems.items() if x >= 2}
+
+
+_COUNTING = re.compile(r"\bnumber of\b|\bcount\b|\bhow many\b|\bquantity\b", re.I)
+
+
+def _counts(param: _Param, mention: Mention) -> bool:
+    """Whether a number word counts what ``param`` counts: the parameter is a count ("the
+    number of events") and a word just after the number is in it ("ten major events")."""
+    said = f"{label(param.name)} {param.schema.get('description', '')}"
+    counted = {stem(w) for w in mention.after[:3]}
+    return bool(_COUNTING.search(said)) and bool(counted & set(param.stems))
+
+
+def _evidence(param: _Param, mention: Mention) -> bool:
+    """Whether the query ties ``mention`` to ``param``: its form (a date for a date, a
+    value matching the pattern) or the words around it."""
+    fmt = param.schema.get("format")
+    if (mention.kind == "date" and fmt == "date") or (mention.kind == "datetime" and fmt):
+        return True
+    pattern = param.schema.get("pattern")
+    if pattern and re.fullmatch(str(pattern), str(mention.value)):
+        return True
+    return _near(param, mention)
+
+
+def _near(param: _Param, mention: Mention, ahead: int = 2) -> bool:
+    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:ahead]}
+    return any(w in param.stems for w in near)

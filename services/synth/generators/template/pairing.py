@@ -1,0 +1,219 @@
+"""Mentions fitted to one tool before matching, and the values a request's structure pairs
+with parameters: options of closed sets left to them, currencies said by name as ISO codes,
+"Tokyo, Japan" as place and region, "from A to B" ends, "base and height as 6 and 10", and
+numbered twins in the order the request says them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import pairwise
+
+from services.synth.generators.template.matching import _LISTED, _score
+from services.synth.generators.template.mentions import Mention, words
+from services.synth.generators.template.phrases import stem
+from services.synth.generators.template.specs import _Param, _strict
+from services.synth.surface import label
+
+
+def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention]:
+    """Without the names, codes and quotes that are an option of a parameter with a closed
+    set of values ("Drama and Comedy movies" for a ``category`` enum, "premium_economy"):
+    that parameter takes them, no free-text one."""
+    options = {str(h).lower() for p in params if _strict(p) for h in p.hints}
+    if not options:
+        return mentions
+    return [
+        m
+        for m in mentions
+        if m.kind not in ("name", "code", "quoted") or str(m.value).lower() not in options
+    ]
+
+
+_CURRENCY = re.compile(
+    r"\b(?:(?P<adj>us|american|canadian|australian|hong kong|singapore|new zealand)\s+)?"
+    r"(?P<unit>dollars?|euros?|pounds?(?: sterling)?|yen|swiss francs?|francs?|yuan|"
+    r"renminbi|rupees?|rubles?|roubles?)\b",
+    re.I,
+)
+
+
+_ISO_CURRENCY = {
+    "dollar": "USD", "us dollar": "USD", "american dollar": "USD", "canadian dollar": "CAD",
+    "australian dollar": "AUD", "hong kong dollar": "HKD", "singapore dollar": "SGD",
+    "new zealand dollar": "NZD", "euro": "EUR", "pound": "GBP", "pound sterling": "GBP",
+    "yen": "JPY", "swiss franc": "CHF", "franc": "CHF", "yuan": "CNY", "renminbi": "CNY",
+    "rupee": "INR", "ruble": "RUB", "rouble": "RUB",
+}  # fmt: skip
+
+
+def _currencies(params: Sequence[_Param], mentions: list[Mention], text: str) -> list[Mention]:
+    """Currencies said by name ("150 euros to Canadian dollars") as their ISO codes, when a
+    parameter asks for a currency; they replace the mentions they overlap."""
+    if not any("currenc" in f"{p.name} {p.schema.get('description', '')}".lower() for p in params):
+        return mentions
+    found = []
+    for m in _CURRENCY.finditer(text):
+        said = " ".join(w for w in (m["adj"], m["unit"]) if w).lower()
+        code = _ISO_CURRENCY.get(re.sub(r"s$", "", said)) or _ISO_CURRENCY.get(said)
+        if code:
+            before = tuple(words(text[max(0, m.start() - 40) : m.start()])[-3:])
+            found.append(Mention("code", code, m.start(), m.end(), code, before))
+    kept = [m for m in mentions if not any(f.start < m.end and m.start < f.end for f in found)]
+    return sorted(kept + found, key=lambda m: m.start)
+
+
+_REGION_WORDS = frozenset("country state region province".split())
+
+
+def _unplaced(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention]:
+    """ "Tokyo, Japan" is two values when the tool asks the country (or state) apart: the
+    place, then the region, whose words it takes as its own."""
+    region = next((p for p in params if set(label(p.name).split()) & _REGION_WORDS), None)
+    if region is None:
+        return mentions
+    said = tuple(label(region.name).split())
+    out: list[Mention] = []
+    for m in mentions:
+        head, comma, tail = m.text.partition(", ")
+        if m.kind != "name" or not comma or "," in tail:
+            out.append(m)
+            continue
+        cut = m.start + len(head)
+        out.append(Mention("name", head, m.start, cut, head, m.before, ()))
+        out.append(Mention("name", tail, m.end - len(tail), m.end, tail, said, m.after))
+    return out
+
+
+_START = frozenset("start origin source departure depart begin from base".split())
+
+
+_END = frozenset("end destination target arrival arrive to".split())
+
+
+_SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
+
+
+_TO = re.compile(r"\s+to\s+", re.I)
+"""Two codes joined by "to" ("USD to AUD", "JFK to LAX") are an end pair with no "from"."""
+
+
+_SPAN_JOIN = re.compile(r"\s+(?:back\s+)?(?:and|to)\s+(?:the\s+)?", re.I)
+
+
+def _ends(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> list[_Param]:
+    """ "from A to B", "between A and B" for a start and an end parameter (``origin`` /
+    ``destination``, ``start_city`` / ``end_city``): A is the start, B the end, as often as
+    the query says it. Returns the two parameters when it did."""
+
+    def end_of(words_: frozenset[str]) -> _Param | None:
+        found = [p for p in params if p.kind == "string" and set(label(p.name).split()) & words_]
+        return found[0] if len(found) == 1 else None
+
+    start, end = end_of(_START), end_of(_END)
+    if start is None or end is None or start is end:
+        return []
+    for first, then in pairwise(mentions):
+        if first.kind not in ("name", "code", "quoted") or then.kind != first.kind:
+            continue
+        join = text[first.end : then.start]
+        opened = _SPAN_OPEN.search(text[: first.start])
+        if (opened and _SPAN_JOIN.fullmatch(join)) or (_coded(first, then) and _TO.fullmatch(join)):
+            start.spans.append(first)
+            end.spans.append(then)
+    if not start.spans:
+        _held(start, end, mentions, text)
+    return [start, end] if start.spans else []
+
+
+_AMOUNT_BEFORE = re.compile(r"\d\s*$")
+
+
+def _coded(first: Mention, then: Mention) -> bool:
+    return all(m.kind == "code" or re.fullmatch(r"[A-Z]{2,5}", m.text) for m in (first, then))
+
+
+def _held(start: _Param, end: _Param, mentions: Sequence[Mention], text: str) -> None:
+    """Two currencies, one said with the amount ("how many Canadian dollars for 500 US
+    dollars"): the one with the amount is what is held, the start; the other the end."""
+    codes = [m for m in mentions if m.kind == "code" and m.value in _ISO_CURRENCY.values()]
+    if len(codes) != 2:
+        return
+    held = [m for m in codes if _AMOUNT_BEFORE.search(text[: m.start])]
+    if len(held) == 1:
+        start.spans.append(held[0])
+        end.spans.append(next(m for m in codes if m is not held[0]))
+
+
+_NAMED_PAIR = re.compile(
+    r"\b([A-Za-z]+)\s+and\s+([A-Za-z]+)\s+(?:as|of|are|were|being|=)\s*$", re.I
+)
+
+
+def _respective(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> list[_Param]:
+    """ "its base and height as 6cm and 10cm": two parameters named, then two values of
+    one kind joined by "and", in the same order. Returns the two parameters when said."""
+    for first, then in pairwise(mentions):
+        named = _NAMED_PAIR.search(text[: first.start])
+        if not named or first.kind != then.kind or first.kind == "phrase":
+            continue
+        if not _LISTED.fullmatch(text[first.end : then.start]):
+            continue
+        one, two = (_named_param(params, word) for word in (named[1], named[2]))
+        if one and two and one is not two and _score(one, first) and _score(two, then):
+            one.spans.append(first)
+            two.spans.append(then)
+            return [one, two]
+    return []
+
+
+def _named_param(params: Sequence[_Param], word: str) -> _Param | None:
+    found = [p for p in params if stem(word.lower()) in {stem(w) for w in words(label(p.name))}]
+    return found[0] if len(found) == 1 else None
+
+
+_TWIN = re.compile(r"^(.*?)[_]?(?:([0-9])|([A-Ba-b]))$")
+
+
+def _family(name: str) -> str | None:
+    """``mass1`` → ``mass``, ``dataset_B`` → ``dataset``: numbered or lettered twins."""
+    m = _TWIN.match(name)
+    return m[1].lower() if m and m[1] else None
+
+
+def _order_twins(params: Sequence[_Param], mentions: Sequence[Mention]) -> None:
+    """Twins (``charge1``, ``charge2``) take their values in the order the query says them:
+    which twin got which value is a guess, the order is not. Twins with no value at all
+    take the numbers of a tuple ("the pair (45, 60)"), one each."""
+    families: dict[tuple[str, str], list[_Param]] = {}
+    for param in params:
+        family = _family(param.name)
+        if family is not None and param.kind != "array":  # lists keep what they won
+            families.setdefault((family, param.kind), []).append(param)
+    for members in families.values():
+        if len(members) < 2:
+            continue
+        spans = sorted((m for p in members for m in p.spans), key=lambda m: m.start)
+        counted = [m for m in spans if m.kind != "spelled"]  # "two bodies" counts them
+        spans = counted if len(counted) >= len(members) or not counted else spans
+        if all(m.kind == "spelled" for m in spans):
+            spans = _tuple_items(mentions, len(members), members[0].kind) or spans
+        for param in members:
+            param.spans = []
+        for index, mention in enumerate(spans):
+            members[index % len(members)].spans.append(mention)
+
+
+def _tuple_items(mentions: Sequence[Mention], size: int, kind: str) -> list[Mention]:
+    """The numbers of each bracketed tuple of ``size`` numbers, as mentions, in order."""
+    if kind not in ("integer", "number"):
+        return []
+    out = []
+    for mention in mentions:
+        if mention.kind != "list":
+            continue
+        parts = [p.strip() for p in str(mention.value).split(",")]
+        if len(parts) != size or not all(re.fullmatch(r"-?\d+(?:\.\d+)?", p) for p in parts):
+            continue
+        out += [Mention("number", float(p), mention.start, mention.end, p) for p in parts]
+    return out

@@ -1,0 +1,208 @@
+"""Which tool each part of a request asks for: the request cut into clauses and asks, each
+scored against the candidates' words weighted by rarity (IDF), and grouped by the tool it
+picks; a request that no tool clearly fits yields no group (irrelevance)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+from services.synth.generators.template.asks import _SAME
+from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.pairing import _CURRENCY
+from services.synth.generators.template.phrases import VERB_SYNONYMS
+from services.synth.generators.template.specs import _stems, _Tool
+from services.synth.surface import label
+
+_SPAN_WORDS = (
+    r"(?:\d|(?:few|couple|several|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+    r"twenty|hours?|days?|weeks?|months?|quarters?|years?|decades?|century|centuries|"
+    r"seasons?|nights?|rounds?|games?|matches)\b)"
+)
+"""What follows "the last" when it says a span of time ("the last 5 rounds"), not the last
+of several asks."""
+
+
+_CLAUSE = re.compile(
+    r"(?<=[.?!])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
+    r"and then|then|furthermore|moreover|plus)\b,?\s*|"
+    r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
+    r"last(?!\s+" + _SPAN_WORDS + r"))\b)",
+    re.I,
+)
+
+
+_FLOOR = 1.5
+"""The least IDF-weighted word overlap for a clause to ask for a tool among several
+(lower, and a request no candidate serves still finds one: how irrelevance is read)."""
+
+
+def _unwrapped(query: str) -> str:
+    """A request wrapped whole in double quotes is the same request: no quoted value."""
+    said = query.strip()
+    if len(said) > 2 and said[0] + said[-1] in ('""', "“”") and '"' not in said[1:-1]:
+        return said[1:-1]
+    return query
+
+
+_NAMED = re.compile(r"'([\w.]+)'|\"([\w.]+)\"|(?<![\w.])([A-Za-z]\w*[._][\w.]*\w)")
+
+
+def _unquoted_names(query: str, specs: Sequence[_Tool]) -> str:
+    """A candidate function named in the query ("use the 'prob_dist.binomial' function")
+    as its words: it says which tool, it is no value."""
+    flat = {re.sub(r"[^a-z0-9]", "", s.name.lower()): s.name for s in specs}
+
+    def said(m: re.Match[str]) -> str:
+        name = flat.get(re.sub(r"[^a-z0-9]", "", next(g for g in m.groups() if g).lower()))
+        return label(re.sub(r"[.]", "_", name)) if name else m[0]
+
+    return _NAMED.sub(said, query)
+
+
+def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
+    """Clauses grouped by the tool each one asks for, in order of first mention."""
+    df: dict[str, int] = {}
+    for spec in specs:
+        for word in spec.words:
+            df[word] = df.get(word, 0) + 1
+    idf = {w: math.log(1 + len(specs) / n) for w, n in df.items()}
+    clauses = [
+        piece
+        for c in _CLAUSE.split(query)
+        if c and c.strip(" ,.")
+        for part in _verb_split(c, specs)
+        if part.strip(" ,.")
+        for piece in _ask_split(part, specs, idf)
+    ]
+    owners = [_owner(clause, specs, idf) for clause in clauses]
+    if all(o is None for o in owners):
+        whole = _asked(query)
+        scores = [sum(s.words[w] * idf[w] for w in whole if w in s.words) for s in specs]
+        best = max(range(len(specs)), key=lambda i: scores[i])
+        if scores[best] < (0.5 if len(specs) == 1 else _FLOOR):
+            return []
+        owners = [best] * len(clauses)
+    segments: list[tuple[int, list[str]]] = []
+    pending: list[str] = []
+    for index, clause in enumerate(clauses):
+        owner = owners[index]
+        if owner is None and any(o is not None for o in owners[index:]):
+            pending.append(clause)  # context belongs to the next ask
+            continue
+        if owner is None and segments and not pending and _SAME.search(clause):
+            owner = segments[-1][0]  # "then do the same for …": the previous ask again
+        joins = segments and segments[-1][0] == owner and not pending
+        apart = owner is not None and (_complete(specs[owner], clause) or _SAME.search(clause))
+        if owner is None or (joins and not apart):
+            segments[-1][1].append(clause)
+            continue
+        segments.append((owner, [*pending, clause]))
+        pending = []
+    return [(specs[i], " ".join(parts)) for i, parts in segments]
+
+
+def _asked(text: str) -> set[str]:
+    """The words a request asks with; a currency said by name ("500 US dollars") also
+    says "currency"."""
+    said = _stems(text)
+    return said | {"currency"} if _CURRENCY.search(text) else said
+
+
+def _owner(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> int | None:
+    """The tool a clause clearly asks for (by its IDF-weighted shared words), if any."""
+    said = _asked(clause)
+    scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
+    best = max(range(len(specs)), key=lambda i: scores[i])
+    ranked = sorted(scores, reverse=True)
+    floor = 1.0 if len(specs) == 1 else _FLOOR
+    clear = scores[best] >= floor and (len(ranked) == 1 or scores[best] > ranked[1] * 1.15)
+    return best if clear else None
+
+
+_ANOTHER = re.compile(r",?\s+and\s+(?=(?:another|one more|a second)\s+[a-z])", re.I)
+
+
+_ASK_JOIN = re.compile(r"(,?\s+and\s+|,\s+)", re.I)
+
+
+_GROUPED = re.compile(
+    r"\"[^\"]{1,200}\"|“[^”]{1,200}”|(?<![A-Za-z])'[^']{1,200}'(?![A-Za-z])|\([^()]*\)|\[[^\[\]]*\]"
+)
+
+
+def _split_outside(pattern: re.Pattern[str], text: str) -> list[str]:
+    """``pattern.split(text)`` (one capturing group) that never cuts inside quotes, brackets
+    or parentheses (a quote around the whole text is none)."""
+    whole = len(text.rstrip())
+    grouped = [g.span() for g in _GROUPED.finditer(text) if g.span() != (0, whole)]
+    out, start = [], 0
+    for m in pattern.finditer(text):
+        if any(a < m.start() < b for a, b in grouped):
+            continue
+        out += [text[start : m.start()], m[1]]
+        start = m.end()
+    return [*out, text[start:]]
+
+
+def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> list[str]:
+    """A clause that asks several functions at once ("the median and variance of …",
+    "temperature and humidity for Boston and precipitation for Rome") cut at each "and"
+    whose sides ask different tools; a piece that asks none stays with the one before.
+    "… and another flight from …" is a second ask when both sides ask a tool."""
+    again = _ANOTHER.split(clause, maxsplit=1)
+    if len(again) == 2 and all(_owner(p, specs, idf) is not None for p in again):
+        return [*_ask_split(again[0], specs, idf), *_ask_split(again[1], specs, idf)]
+    if len(specs) < 2:
+        return [clause]
+    split = _split_outside(_ASK_JOIN, clause)
+    pieces, joins = split[::2], ["", *split[1::2]]
+    if len(pieces) < 2:
+        return [clause]
+    owners = [_owner(p, specs, idf) for p in pieces]
+    if len({o for o in owners if o is not None}) < 2:
+        return [clause]
+    merged: list[str] = []
+    lead = ""  # pieces before the first ask belong to it
+    for owner, piece, join in zip(owners, pieces, joins, strict=True):
+        if owner is None:
+            if merged:
+                merged[-1] = f"{merged[-1]}{join}{piece}"
+            else:
+                lead = f"{lead}{join}{piece}"
+            continue
+        merged.append(f"{lead}{join if lead else ''}{piece}")
+        lead = ""
+    return merged
+
+
+def _verb_split(clause: str, specs: Sequence[_Tool]) -> list[str]:
+    """A clause cut before "and <verb>" when the verb is what a candidate function does
+    ("the factorial of 8 and generate the primes"): two asks in one sentence."""
+    verbs = _verbs(tuple(s.name for s in specs))
+    if not verbs:
+        return [clause]
+    pattern = rf",?\s+and\s+(?=(?:{'|'.join(map(re.escape, verbs))})\b)"
+    return re.split(pattern, clause, flags=re.I)
+
+
+@lru_cache(maxsize=1024)
+def _verbs(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The verbs the candidates' names start with, and what a user says instead."""
+    found: set[str] = set()
+    for name in names:
+        words = label(name.rsplit(".", 1)[-1]).split()
+        if words and len(set(names)) > 1:
+            found.add(words[0])
+            found.update(s for s in VERB_SYNONYMS.get(words[0], ()) if " " not in s)
+    return tuple(sorted(found))
+
+
+def _complete(spec: _Tool, clause: str) -> bool:
+    """Whether a clause holds a value for each of the tool's required parameters (then it
+    is a call of its own, not more values for the previous clause's call)."""
+    required = sum(1 for _, _, needed in spec.props if needed)
+    typed = [m for m in find_mentions(clause) if m.kind not in ("phrase", "spelled")]
+    return len(typed) >= max(required, 1)

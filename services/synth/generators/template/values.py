@@ -1,0 +1,257 @@
+"""A parameter's values: flags by their words, values a description offers found in the
+text, ``label: value`` fields, and mentions converted to the schema's type, unit and date
+format."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from services.synth.generators.template.fields import parse_value, split_fields
+from services.synth.generators.template.matching import _evidence
+from services.synth.generators.template.mentions import Mention, words
+from services.synth.generators.template.phrases import stem
+from services.synth.generators.template.specs import _kind, _Param, _stems, _strict
+from services.synth.generators.template.wording import sign
+from services.synth.surface import label
+
+_NEGATION = frozenset("not no without don't dont exclude excluding never".split())
+
+
+_DATE_FORMS = (
+    ("yyyy-mm-dd", "%Y-%m-%d"), ("mm-dd-yyyy", "%m-%d-%Y"), ("dd-mm-yyyy", "%d-%m-%Y"),
+    ("mm/dd/yyyy", "%m/%d/%Y"), ("dd/mm/yyyy", "%d/%m/%Y"), ("yyyy/mm/dd", "%Y/%m/%d"),
+)  # fmt: skip
+
+
+_PART = r"(y{2,4}|mm|dd|year|month|day)"
+
+
+_DATE_SHAPE = re.compile(rf"\b{_PART}([-/.]){_PART}\2{_PART}\b")
+
+
+_GENERIC = frozenset("include is get flag whether enable use show".split())
+
+
+_BOILERPLATE = frozenset(
+    "if not no default false true provided specified otherwise none null optional".split()
+)
+"""Words of a schema's wording of its own defaults ("if not provided, defaults to false"),
+never what a request says to set a flag."""
+
+
+_IRREGULAR = {
+    "children": "child", "people": "person", "men": "man", "women": "woman",
+    "feet": "foot", "teeth": "tooth", "mice": "mouse", "geese": "goose",
+}  # fmt: skip
+
+
+def _base(word: str) -> str:
+    """A word's stem without quotes around it, irregular plurals as their singular."""
+    word = word.strip("'")
+    return stem(_IRREGULAR.get(word, word))
+
+
+def _found_hints(param: _Param, text: str) -> list[str]:
+    """The hints the text says, in its order; words compared by their stems ("scenic
+    views" says "Scenic View", "toll roads" says "tolls", "children" says "child"), without the
+    quotes around them."""
+    lowered = f" {' '.join(_base(w) for w in words(text))} "
+    found = []
+    for hint in sorted(param.hints, key=len, reverse=True):
+        said = " ".join(_base(w) for w in words(hint))
+        if said and f" {said} " in lowered:
+            found.append((lowered.index(f" {said} "), hint))
+            lowered = lowered.replace(f" {said} ", " \x00 ")
+    return [h for _, h in sorted(found)]
+
+
+def _capitalised(hint: str, text: str) -> bool:
+    """Whether the text says ``hint`` as a name (every word capitalised, "Amazon rainforest"
+    is not one) or in quotes: then it is a mention of its own."""
+    if re.search(rf"['\"“]{re.escape(hint)}['\"”]", text, re.I):
+        return True  # quoted: a mention too
+    found = re.search(rf"\b{re.escape(hint)}\b", text, re.I)
+    said = [w for w in found[0].split() if w[:1].isalpha()] if found else []
+    return bool(said) and all(w[:1].isupper() for w in said)
+
+
+def _own(param: _Param, hint: str) -> bool:
+    """Whether a hint is one of the request's own words ("severe" in "severe weather alerts")."""
+    return {stem(w) for w in words(hint)} <= param.shared
+
+
+def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
+    """A flag said by its words (name or description), off when negated just before;
+    and by another form of its own name's words ("with details" for ``detailed``); ``loose``
+    (a required flag must be set): also by words the tool shares with it, and by another
+    form of any of its words ("multi-player" for ``multiplayer``)."""
+    keys = {
+        w
+        for w in param.stems
+        if w not in _GENERIC and w not in _BOILERPLATE and (loose or w not in param.shared)
+    }
+    named = {w.replace("_", "") for w in _stems(label(param.name))}
+    if loose:
+        keys |= named
+    else:  # "with details" for ``detailed``: another form of the flag's own name
+        named = {w for w in named - _GENERIC if w not in param.shared}
+    forms = keys if loose else named
+    tokens = words(text)
+    for index, token in enumerate(tokens):
+        said = stem(token)
+        if said in keys or _same_word(said.replace("-", ""), forms):
+            window = set(tokens[max(0, index - 4) : index])
+            return not (window & _NEGATION)
+    return None
+
+
+def _same_word(said: str, keys: set[str]) -> bool:
+    """Whether ``said`` is another form of one of ``keys``: the same first five letters."""
+    return len(said) >= 5 and any(len(k) >= 5 and (said[:5] == k[:5]) for k in keys)
+
+
+def _sign(param: _Param, mention: Mention) -> int:
+    said = f"{label(param.name)} {param.schema.get('description', '')}"
+    return sign(said, mention.before, float(mention.value))  # type: ignore[arg-type]
+
+
+def _convert(param: _Param, mention: Mention) -> Any:
+    kind = param.kind
+    if kind == "array":
+        items = param.schema.get("items") if isinstance(param.schema.get("items"), Mapping) else {}
+        inner = _Param(param.name, items or {}, _kind(items or {}), False, {}, ())
+        if mention.kind == "list":
+            return _list(inner, mention.text)
+        return [_convert(inner, mention)]
+    if kind == "integer":
+        return int(float(mention.value)) * _sign(param, mention)  # type: ignore[arg-type]
+    if kind == "number":
+        value = float(mention.value) * _sign(param, mention)  # type: ignore[arg-type]
+        description = str(param.schema.get("description", "")).lower()
+        if mention.kind == "percent" and "percent" not in description:
+            return value / 100
+        factor = _scale(mention.text, description)
+        return value * factor if factor >= 1 else value / round(1 / factor)
+    if mention.kind in ("number", "spelled"):
+        value = float(mention.value)  # type: ignore[arg-type]
+        return str(int(value)) if value.is_integer() else str(value)
+    if mention.kind == "date":
+        return _date_as(param, str(mention.value))
+    if mention.kind in ("quoted", "time", "datetime"):
+        return str(mention.value)
+    return mention.text
+
+
+_PREFIXED = {
+    "µF": ("farad", "µf", 1e-6), "uF": ("farad", "uf", 1e-6), "mH": ("henr", "mh", 1e-3),
+    "kHz": ("hertz", "khz", 1e3), "MHz": ("hertz", "mhz", 1e6), "GHz": ("hertz", "ghz", 1e9),
+    "mV": ("volt", "mv", 1e-3), "mA": ("amp", "ma", 1e-3), "kW": ("watt", "kw", 1e3),
+    "kJ": ("joule", "kj", 1e3), "kPa": ("pascal", "kpa", 1e3), "ms": ("second", "ms", 1e-3),
+    "km": ("met", "km", 1e3), "cm": ("met", "cm", 1e-2), "mm": ("met", "mm", 1e-3),
+}  # fmt: skip
+"""An SI-prefixed unit → (its base unit's word, the unit as said, the factor)."""
+
+
+_UNIT_TAIL = re.compile(r"(µF|uF|mH|kHz|MHz|GHz|mV|mA|kW|kJ|kPa|ms|km|cm|mm)$")
+
+
+def _scale(said: str, description: str) -> float:
+    """The factor that states a prefixed value in the unit the description asks for ("50mH"
+    for "the inductance in henries": 0.05); 1 when it asks for the prefixed unit itself."""
+    unit = _UNIT_TAIL.search(said.strip())
+    if not unit:
+        return 1.0
+    base, symbol, factor = _PREFIXED[unit[1]]
+    prefixed = re.search(rf"\b{symbol}\b|\b(?:kilo|milli|micro|centi|mega|giga)", description)
+    return factor if base in description and not prefixed else 1.0
+
+
+def _date_as(param: _Param, iso: str) -> str:
+    """An ISO date in the format the parameter's description asks for ("MM-DD-YYYY")."""
+    description = str(param.schema.get("description", "")).lower()
+    for said, form in _DATE_FORMS:
+        if said in description:
+            return date.fromisoformat(iso).strftime(form)
+    shape = _DATE_SHAPE.search(description)  # "mm-dd-yyy", "dd.mm.yy", "month-day-year"
+    if shape:
+        parts = {"y": "%Y", "m": "%m", "d": "%d"}
+        order = [parts[shape[i][0]] for i in (1, 3, 4)]
+        if len(set(order)) == 3:
+            return date.fromisoformat(iso).strftime(shape[2].join(order))
+    return iso
+
+
+def _list(inner: _Param, text: str) -> list[Any]:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return [_item(inner, part) for part in text.strip("[]").split(",") if part.strip()]
+    if not isinstance(value, list | tuple):
+        value = [value]
+    if inner.kind == "number":  # "[12, 15]" for a list of floats: 12.0, 15.0
+        return [float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+    return list(value)
+
+
+def _item(inner: _Param, part: str) -> Any:
+    part = part.strip().strip("'\"")
+    try:
+        if inner.kind == "integer":
+            return int(float(part))
+        if inner.kind == "number":
+            return float(part)
+    except ValueError:
+        return part
+    return part
+
+
+def _labelled(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]], str]:
+    """Values given as ``label: value`` fields, and the text without those fields."""
+    found: dict[str, list[Any]] = {}
+    for said, raw, (start, end) in reversed(split_fields(text)):
+        if not text[:start].strip(" \"'“") and len(said.split()) > 6:
+            continue  # "Get me the rates of the following pairs: …": a sentence, no label
+        stems = _stems(said)
+        scored = [(sum(p.stems.get(w, 0.0) for w in stems), i) for i, p in enumerate(params)]
+        score, index = max(scored, default=(0.0, -1))
+        if score < 1.0:
+            continue
+        if params[index].kind != "array" and re.fullmatch(r"\[.*\]", raw.strip()):
+            continue  # "in ascending order: ['Sam', 'Alice']": a list is no order
+        value = parse_value(params[index].schema, raw, _kind)
+        if value is not None:
+            found.setdefault(params[index].name, []).insert(0, value)
+            text = text[:start] + " " + text[end:]
+    return found, text
+
+
+def _values(param: _Param, text: str) -> list[Any]:
+    """The values ``param`` received (for an array: one list), optional ones only on evidence."""
+    if param.kind == "boolean":
+        flag = _flag(param, text)
+        if flag is None and param.required:  # "the detailed case information": details
+            flag = _flag(param, text, loose=True)
+        return [] if flag is None else [flag]
+    spans = param.spans
+    if spans and (param.required or any(_evidence(param, m) for m in spans)):
+        if param.kind == "array":
+            if any(m.kind == "list" for m in spans):  # a bracketed list says it all
+                spans = [m for m in spans if m.kind == "list"]
+                if len(spans) > 1:  # "the first set is [..], the second [..]": a call each
+                    return [_convert(param, m) for m in spans]
+            if any(m.kind == "number" for m in spans):  # "two sets: 12, 24 and 36" counts
+                spans = [m for m in spans if m.kind != "spelled"]
+            return [[v for m in spans for v in _convert(param, m)]]
+        return [_convert(param, m) for m in spans]
+    hints = [h for h in _found_hints(param, text) if param.required or not _own(param, h)]
+    if not hints:
+        return []
+    if param.kind == "array":
+        return [hints]
+    if param.kind in ("integer", "number"):
+        return []
+    return hints[:1] if _strict(param) and not param.exclusive else hints
