@@ -32,6 +32,7 @@ from typing import Any
 
 from services.trainer.configs import PolicyGradientHyper, TrainerInputError
 from services.trainer.models import check_fits, resolve_base
+from services.trainer.runners.attention import causal_training
 from services.trainer.runners.common import Callback, CheckpointKeeper, RunState, quiet
 from services.trainer.tokenizer import normalise_messages
 
@@ -318,7 +319,9 @@ def run_policy_gradient(
     total = hyper.max_steps if hyper.max_steps > 0 else max(1, math.ceil(hyper.epochs * per_epoch))
     state = RunState(callback, total=total)
     keeper = CheckpointKeeper(Path(out_dir), hyper.save_steps, hyper.keep_checkpoints)
-    _Loop(model, hyper, tokenizer.pad_token_id, device).run(items, state, keeper, tokenizer)
+    loop = _Loop(model, hyper, tokenizer.pad_token_id, device)
+    with causal_training(model, loop.ref):  # right-padded rows (see _batch)
+        loop.run(items, state, keeper, tokenizer)
     model.eval()
     metrics = state.finish(model, tokenizer, keeper)
     groups = {str(r["group"]) for r in records if r["group"] is not None}
