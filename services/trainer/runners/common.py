@@ -204,9 +204,12 @@ def train_with(trainer: Any, state: RunState, keeper: CheckpointKeeper, tokenize
     """Run a TRL trainer to the end or to cancellation; then :meth:`RunState.finish`."""
     from transformers import PrinterCallback
 
+    from services.trainer.runners.attention import causal_training
+
     trainer.remove_callback(PrinterCallback)
     state.started = time.perf_counter()
-    trainer.train()
+    with causal_training(trainer.model, getattr(trainer, "ref_model", None)):
+        trainer.train()
     model = trainer.model
     if hasattr(trainer, "accelerator"):
         model = trainer.accelerator.unwrap_model(model)

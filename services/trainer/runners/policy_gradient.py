@@ -32,6 +32,7 @@ from typing import Any
 
 from services.trainer.configs import PolicyGradientHyper, TrainerInputError
 from services.trainer.models import check_fits, resolve_base
+from services.trainer.runners.attention import causal_training
 from services.trainer.runners.common import Callback, CheckpointKeeper, RunState, quiet
 from services.trainer.tokenizer import normalise_messages
 
@@ -195,14 +196,24 @@ class _Loop:
         with torch.no_grad(), adapter_off:
             return _token_logps(self.ref or self.model, input_ids, attention)
 
+    def _silent(self, items: Sequence[Encoded]) -> bool:
+        """True when ``items`` cannot move the policy: no advantage and no KL term, so the
+        loss and every gradient of theirs are exact zeros (and no token of theirs is ever
+        clipped, whatever its epoch-start log-prob)."""
+        return self.hyper.kl_coef <= 0 and all(item.advantage == 0 for item in items)
+
     def _snapshot(self, items: Sequence[Encoded]) -> list[Any]:
-        """Each row's token log-probs under the policy as the epoch starts."""
+        """Each row's token log-probs under the policy as the epoch starts (zeros for the rows
+        of a silent chunk, which never read them)."""
         import torch
 
         out = []
         with torch.no_grad():
             for start in range(0, len(items), self.hyper.batch_size):
                 chunk = items[start : start + self.hyper.batch_size]
+                if self._silent(chunk):
+                    out += [torch.zeros(len(item.ids) - 1, device=self.device) for item in chunk]
+                    continue
                 input_ids, attention, _ = _batch(chunk, self.pad_id, self.device)
                 logps = _token_logps(self.model, input_ids, attention)
                 out += [logps[i, : len(item.ids) - 1] for i, item in enumerate(chunk)]
@@ -239,18 +250,27 @@ class _Loop:
 
     def _step(self, chunk: list[Encoded], old_rows: list[Any] | None) -> tuple[float, int]:
         """One optimisation step over ``chunk``, in passes of ``batch_size`` rows whose
-        gradients accumulate (each pass weighted by its share of the rows)."""
+        gradients accumulate (each pass weighted by its share of the rows). A silent pass adds
+        exact zeros, so it is skipped; a step of silent passes only still steps the optimiser,
+        on zero gradients, as the backward of its zero loss would leave them."""
         import torch
 
         self.optimizer.zero_grad(set_to_none=True)
         size = self.hyper.batch_size
-        total_loss, tokens = 0.0, 0
+        total_loss, tokens, ran = 0.0, 0, False
         for start in range(0, len(chunk), size):
             part = chunk[start : start + size]
+            if self._silent(part):
+                tokens += sum(len(item.ids) for item in part)
+                continue
             olds = old_rows[start : start + size] if old_rows is not None else None
             loss, count = self._backward(part, olds, len(part) / len(chunk))
             total_loss, tokens = total_loss + loss * len(part) / len(chunk), tokens + count
+            ran = True
         params = [p for p in self.model.parameters() if p.requires_grad]
+        if not ran:  # every trainable weight of a causal LM takes part in its forward
+            for param in params:
+                param.grad = torch.zeros_like(param)
         torch.nn.utils.clip_grad_norm_(params, self.hyper.max_grad_norm)
         self.optimizer.step()
         return total_loss, tokens
@@ -318,7 +338,9 @@ def run_policy_gradient(
     total = hyper.max_steps if hyper.max_steps > 0 else max(1, math.ceil(hyper.epochs * per_epoch))
     state = RunState(callback, total=total)
     keeper = CheckpointKeeper(Path(out_dir), hyper.save_steps, hyper.keep_checkpoints)
-    _Loop(model, hyper, tokenizer.pad_token_id, device).run(items, state, keeper, tokenizer)
+    loop = _Loop(model, hyper, tokenizer.pad_token_id, device)
+    with causal_training(model, loop.ref):  # right-padded rows (see _batch)
+        loop.run(items, state, keeper, tokenizer)
     model.eval()
     metrics = state.finish(model, tokenizer, keeper)
     groups = {str(r["group"]) for r in records if r["group"] is not None}

@@ -100,3 +100,23 @@ def test_accumulated_passes_match_one_big_batch(base: str, tmp_path: Path) -> No
     b = run_policy_gradient(pg_rows(), base, split, tmp_path / "split")
     assert a["steps"] == b["steps"] == 1 and a["tokens"] == b["tokens"]
     assert b["train_loss"] == pytest.approx(a["train_loss"], rel=1e-4, abs=1e-6)
+
+
+def test_rows_without_advantage_are_skipped_exactly(
+    base: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Passes whose rows carry no advantage add exact zeros: skipping them (and stepping the
+    optimiser on zero gradients when a whole step is such) leaves the same weights."""
+    from safetensors.torch import load_file
+
+    from services.trainer.runners import policy_gradient
+
+    rows = [dict(r, advantage=0.0) if i >= 4 else r for i, r in enumerate(pg_rows())]
+    hyper = PolicyGradientHyper(lr=1e-3, epochs=2, batch_size=2, grad_accum=2, max_length=96)
+    skipped = run_policy_gradient(rows, base, hyper, tmp_path / "skipped")
+    monkeypatch.setattr(policy_gradient._Loop, "_silent", lambda self, items: False)
+    computed = run_policy_gradient(rows, base, hyper, tmp_path / "computed")
+    for key in ("train_loss", "final_loss", "tokens"):
+        assert skipped[key] == computed[key]
+    a, b = (load_file(f"{m['checkpoint']}/model.safetensors") for m in (skipped, computed))
+    assert all(torch.equal(a[k], b[k]) for k in a)
