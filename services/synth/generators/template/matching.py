@@ -58,6 +58,8 @@ def _score(param: _Param, mention: Mention) -> float:
         compat = {"code": 1.0, "name": 0.6}.get(mention.kind, compat)  # "ID rs6034464"
     if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
         return 0.0
+    if mention.kind == "number" and _chance(param) and not 0 <= float(mention.value) <= 1:
+        return 0.0  # "winning exactly 5 times" is no probability
     fmt = schema.get("format")
     if fmt == "date-time":
         compat = {"datetime": 1.5, "quoted": 0.3}.get(mention.kind, 0.0)
@@ -77,6 +79,15 @@ def _score(param: _Param, mention: Mention) -> float:
     for distance, word in enumerate(mention.after):
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
     return compat * (1.0 + context)
+
+
+_CHANCE = re.compile(r"\bprobabilit(?:y|ies)\b", re.I)
+
+
+def _chance(param: _Param) -> bool:
+    """Whether ``param`` is a probability, said as a fraction from 0 to 1 (a percentage
+    is read as that fraction already)."""
+    return bool(_CHANCE.search(f"{label(param.name)} {param.schema.get('description', '')}"))
 
 
 def _names_itself(param: _Param, mention: Mention) -> bool:

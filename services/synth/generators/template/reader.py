@@ -47,6 +47,7 @@ from services.synth.generators.template.pairing import (
     _unplaced,
 )
 from services.synth.generators.template.phrases import stem
+from services.synth.generators.template.scenes import _scene_calls
 from services.synth.generators.template.routing import _route, _unquoted_names, _unwrapped
 from services.synth.generators.template.specs import (
     _naming,
@@ -77,12 +78,29 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     if not specs or not query.strip():
         return ()
     query = _unquoted_names(_unwrapped(query), specs)
-    groups = _route(query, specs)
     calls: list[Call] = []
-    for spec, text in groups:
-        new = _same_again(_calls(spec, text, reference), text, calls)
-        calls.extend(_each_of(spec, new, text, calls))
+    for spec, texts in _runs(_route(query, specs)):
+        whole = " ".join(texts)
+        scenes = _scene_calls(spec, whole, lambda part, s=spec: _calls(s, part, reference))
+        if scenes:
+            calls.extend(scenes)
+            continue
+        for text in texts:
+            new = _same_again(_calls(spec, text, reference), text, calls)
+            calls.extend(_each_of(spec, new, text, calls))
     return tuple(_complete_calls(_inherit(calls, specs), specs))
+
+
+def _runs(groups: Sequence[tuple[_Tool, str]]) -> list[tuple[_Tool, list[str]]]:
+    """Consecutive asks of the same tool together: their clauses may be scenes of one
+    request (see :mod:`scenes`)."""
+    runs: list[tuple[_Tool, list[str]]] = []
+    for spec, text in groups:
+        if runs and runs[-1][0] is spec:
+            runs[-1][1].append(text)
+        else:
+            runs.append((spec, [text]))
+    return runs
 
 
 def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:

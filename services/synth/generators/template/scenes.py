@@ -1,0 +1,113 @@
+"""Scenes of one ask: a request that states a whole set of values several times, clause by
+clause ("The first triangle has a base of 12 m and a height of 15 m. The second …", "If you
+play 20 times, … exactly 5 times? Also, if you play 50 times, …"), asks one call per
+scene; what the other clauses say ("in km/h", "a significance level of 0.05 for both")
+holds for every scene."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from services.synth.calls import Call
+from services.synth.generators.template.asks import _SAME
+from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.routing import _CLAUSE
+from services.synth.generators.template.specs import _Tool
+
+_LEAD = re.compile(r"(?:\w+\s+){0,1}\w+,?\s*")
+"""A piece too short to be a clause ("On" before "the second day"): it opens the next."""
+
+_BACK = re.compile(r"\b(?:this|that|it|its)\s+(?:one|case|\w+)?\b", re.I)
+"""A clause that refers back to the scene just before ("the verdict details for this
+case") belongs to that scene."""
+
+
+_OPENS = re.compile(
+    r"\W*(?:(?:on|in|for|at|with)\s+)?(?:the|a)\s+(?:first|second|third|fourth|fifth|other)\b",
+    re.I,
+)
+"""A clause that opens with which of several it is about ("In the first scenario", "The
+second one") is a scene, even when the other clauses say some of its values."""
+
+
+_FIRST = re.compile(r"(?:,|:|\s)\s*(?:where\s+|and\s+)?(?=the\s+first\b)", re.I)
+"""Where the first of several scenes starts inside a sentence ("three circles, where the
+first circle has …", "four sets: the first set is …")."""
+
+
+def _pieces(text: str) -> list[str]:
+    """The clauses of ``text``, a lone opening word kept with the clause it opens."""
+    out: list[str] = []
+    carry = ""
+    for piece in (p for c in _CLAUSE.split(text) if c for p in _FIRST.split(c)):
+        if not piece or not piece.strip(" ,."):
+            continue
+        if _LEAD.fullmatch(piece) and not re.search(r"[.?!]\s*$", piece):
+            carry = f"{carry}{piece} "
+            continue
+        out.append(f"{carry}{piece}")
+        carry = ""
+    if carry and out:
+        out[-1] = f"{out[-1]} {carry}"
+    return out
+
+
+def _scene_calls(
+    spec: _Tool, text: str, calls_of: Callable[[str], list[Call]]
+) -> list[Call] | None:
+    """One call per scene, with what the other clauses say where a scene says nothing;
+    ``None`` when fewer than two clauses hold a whole set of values."""
+    if re.search(r"\brespectively\b", text, re.I):
+        return None  # values given as lists that line up, not scene by scene
+    pieces = _pieces(text)
+    required = {n for n, _, needed in spec.props if needed}
+    own = [calls_of(p) for p in pieces]
+    whole = [len(c) == 1 and required <= set(c[0].arguments) for c in own]
+    numbered = [_OPENS.match(p) is not None and _typed(p) for p in pieces]
+    if sum(numbered) >= 2:  # "the first …, the second …": those are the scenes
+        whole = numbered
+    if sum(whole) < 2:
+        return None
+    scenes: list[str] = []
+    again: set[int] = set()  # scenes that keep what the one before set ("the same number")
+    shared: list[str] = []
+    for piece, complete in zip(pieces, whole, strict=True):
+        if not complete and scenes and _SAME.search(piece) and _typed(piece):
+            again.add(len(scenes))
+        if complete or len(scenes) in again:
+            scenes.append(piece)
+        elif scenes and _BACK.search(piece):
+            scenes[-1] = f"{scenes[-1]} {piece}"
+        else:
+            shared.append(piece)
+    common = calls_of(_uncounted(" ".join(shared), len(scenes))) if shared else []
+    context = common[0].arguments if len(common) == 1 else {}
+    out: list[Call] = []
+    for index, scene in enumerate(scenes):
+        said = calls_of(scene)
+        if len(said) != 1:
+            return None  # a list of values in one clause: no scene
+        kept = out[-1].arguments if index in again and out else context
+        call = Call(said[0].name, {**context, **kept, **said[0].arguments})
+        if not required <= set(call.arguments):
+            return None
+        out.append(call)
+    return out
+
+
+_COUNT_WORDS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _uncounted(text: str, scenes: int) -> str:
+    """``text`` without the number word that counts the scenes ("two triangles", "two
+    scenarios"): it says how many asks, it is no value."""
+    if not 1 < scenes < len(_COUNT_WORDS):
+        return text
+    return re.sub(rf"\b{_COUNT_WORDS[scenes]}\b", " ", text, flags=re.I)
+
+
+
+def _typed(text: str) -> bool:
+    """Whether ``text`` says a value of its own (not only words)."""
+    return any(m.kind not in ("phrase", "spelled") for m in find_mentions(text))
