@@ -85,9 +85,10 @@ _ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.I)
 _NOT_PHRASE = frozenset(
     "know knowing get getting find finding see make do be have use using help learn compare "
     "calculate check same each all both any more which what how next last past previous "
-    "upcoming coming current following".split()
+    "upcoming coming current following this that these those its their his her".split()
 )
-"""Words that start an ask, not a value ("to know the total", "for the same day")."""
+"""Words that start an ask, not a value ("to know the total", "for the same day"), or
+refer back to one said before ("of these two functions", "of this route")."""
 _FILLER = frozenset("a an the my me you it this that these those them there here some any".split())
 _SET = re.compile(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)")
 _RELATIVE = re.compile(

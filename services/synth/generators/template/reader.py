@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -47,7 +48,7 @@ from services.synth.generators.template.pairing import (
     _unplaced,
 )
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.scenes import _scene_calls
+from services.synth.generators.template.scenes import _joined, _scene_calls
 from services.synth.generators.template.routing import _route, _unquoted_names, _unwrapped
 from services.synth.generators.template.specs import (
     _naming,
@@ -81,7 +82,8 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     calls: list[Call] = []
     for spec, texts in _runs(_route(query, specs)):
         whole = " ".join(texts)
-        scenes = _scene_calls(spec, whole, lambda part, s=spec: _calls(s, part, reference))
+        calls_of = partial(_calls, spec, reference=reference)
+        scenes = _scene_calls(spec, whole, calls_of) or _joined(spec, texts, calls_of)
         if scenes:
             calls.extend(scenes)
             continue

@@ -26,7 +26,7 @@ of several asks."""
 
 
 _CLAUSE = re.compile(
-    r"(?<=[.?!])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
+    r"(?<=[?!])\s+|(?<=\.)\s+(?-i:(?![a-z]))|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|furthermore|moreover|plus)\b,?\s*|"
     r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
     r"last(?!\s+" + _SPAN_WORDS + r"))\b)",
@@ -166,15 +166,16 @@ def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) ->
         return [clause]
     merged: list[str] = []
     lead = ""  # pieces before the first ask belong to it
+    last = None
     for owner, piece, join in zip(owners, pieces, joins, strict=True):
-        if owner is None:
+        if owner is None or (merged and owner == last):  # "in 1980 and 1990 …": one ask
             if merged:
                 merged[-1] = f"{merged[-1]}{join}{piece}"
             else:
                 lead = f"{lead}{join}{piece}"
             continue
         merged.append(f"{lead}{join if lead else ''}{piece}")
-        lead = ""
+        lead, last = "", owner
     return merged
 
 

@@ -111,3 +111,15 @@ def _uncounted(text: str, scenes: int) -> str:
 def _typed(text: str) -> bool:
     """Whether ``text`` says a value of its own (not only words)."""
     return any(m.kind not in ("phrase", "spelled") for m in find_mentions(text))
+
+
+def _joined(spec: _Tool, texts: list[str], calls_of: Callable[[str], list[Call]]) -> list[Call] | None:
+    """Asks of one tool that only together state a whole set of values ("I have two
+    functions, the first one is '4x+7' and the second one is '2x+5'"): one call."""
+    if len(texts) < 2 or not spec.props:
+        return None
+    required = {n for n, _, needed in spec.props if needed}
+    if any(required <= set(c.arguments) for t in texts for c in calls_of(t)):
+        return None
+    joined = calls_of(" ".join(texts))
+    return joined if len(joined) == 1 and required <= set(joined[0].arguments) else None

@@ -23,7 +23,8 @@ _NOT_QUALIFIER = frozenset(
     "best top nearest closest local nearby good great popular famous recent latest new "
     "next last past previous upcoming coming current following same other another each "
     "every all some any many much few several more most total average overall entire whole "
-    "full about over under into through during between per via than like near".split()
+    "full about over under into through during between per via than like near this that "
+    "these those its their his her our your".split()
 )
 """Words before a noun that rank, place or count it rather than say which kind it is."""
 _NUMBER_WORD = re.compile(
