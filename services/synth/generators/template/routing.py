@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from services.synth.generators.template.asks import _SAME
@@ -32,6 +32,36 @@ _CLAUSE = re.compile(
     r"last(?!\s+" + _SPAN_WORDS + r"))\b)",
     re.I,
 )
+
+
+_OPENS = re.compile(
+    r"\W*(?:(?:on|in|for|at|with)\s+)?(?:the|a)\s+(?:first|second|third|fourth|fifth|other)\b",
+    re.I,
+)
+"""A clause that opens with which of several it is about ("In the first scenario", "The
+second one"): a new ask."""
+
+
+_LEAD = re.compile(r"(?:\w+\s+)?\w+,?\s*")
+"""A piece too short to be a clause ("On" before "the second day", "I would" before
+"also like to know"): it opens the next."""
+
+
+def _opened(pieces: Iterable[str]) -> list[str]:
+    """The clauses among ``pieces``, a lone opening word or two kept with the next one."""
+    out: list[str] = []
+    carry = ""
+    for piece in pieces:
+        if not piece or not piece.strip(" ,."):
+            continue
+        if _LEAD.fullmatch(piece) and not re.search(r"[.?!]\s*$", piece):
+            carry = f"{carry}{piece} "
+            continue
+        out.append(f"{carry}{piece}")
+        carry = ""
+    if carry and out:
+        out[-1] = f"{out[-1]} {carry}"
+    return out
 
 
 _FLOOR = 1.5
@@ -71,8 +101,7 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
     idf = {w: math.log(1 + len(specs) / n) for w, n in df.items()}
     clauses = [
         piece
-        for c in _CLAUSE.split(query)
-        if c and c.strip(" ,.")
+        for c in _opened(_CLAUSE.split(query))
         for part in _verb_split(c, specs)
         if part.strip(" ,.")
         for piece in _ask_split(part, specs, idf)
@@ -99,6 +128,9 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         if owner is None or (joins and not apart):
             segments[-1][1].append(clause)
             continue
+        if pending and segments and _OPENS.match(clause):  # "… for July. The second project"
+            segments[-1][1].extend(pending)  # what came between ends the ask before
+            pending = []
         segments.append((owner, [*pending, clause]))
         pending = []
     return [(specs[i], " ".join(parts)) for i, parts in segments]

@@ -12,23 +12,12 @@ from collections.abc import Callable
 from services.synth.calls import Call
 from services.synth.generators.template.asks import _SAME
 from services.synth.generators.template.mentions import find_mentions
-from services.synth.generators.template.routing import _CLAUSE
+from services.synth.generators.template.routing import _CLAUSE, _OPENS, _opened
 from services.synth.generators.template.specs import _Tool
-
-_LEAD = re.compile(r"(?:\w+\s+){0,1}\w+,?\s*")
-"""A piece too short to be a clause ("On" before "the second day"): it opens the next."""
 
 _BACK = re.compile(r"\b(?:this|that|it|its)\s+(?:one|case|\w+)?\b", re.I)
 """A clause that refers back to the scene just before ("the verdict details for this
 case") belongs to that scene."""
-
-
-_OPENS = re.compile(
-    r"\W*(?:(?:on|in|for|at|with)\s+)?(?:the|a)\s+(?:first|second|third|fourth|fifth|other)\b",
-    re.I,
-)
-"""A clause that opens with which of several it is about ("In the first scenario", "The
-second one") is a scene, even when the other clauses say some of its values."""
 
 
 _FIRST = re.compile(r"(?:,|:|\s)\s*(?:where\s+|and\s+)?(?=the\s+first\b)", re.I)
@@ -37,20 +26,8 @@ first circle has …", "four sets: the first set is …")."""
 
 
 def _pieces(text: str) -> list[str]:
-    """The clauses of ``text``, a lone opening word kept with the clause it opens."""
-    out: list[str] = []
-    carry = ""
-    for piece in (p for c in _CLAUSE.split(text) if c for p in _FIRST.split(c)):
-        if not piece or not piece.strip(" ,."):
-            continue
-        if _LEAD.fullmatch(piece) and not re.search(r"[.?!]\s*$", piece):
-            carry = f"{carry}{piece} "
-            continue
-        out.append(f"{carry}{piece}")
-        carry = ""
-    if carry and out:
-        out[-1] = f"{out[-1]} {carry}"
-    return out
+    """The clauses of ``text``, the first of several scenes cut where it starts."""
+    return _opened(p for c in _CLAUSE.split(text) if c for p in _FIRST.split(c))
 
 
 def _scene_calls(
