@@ -27,7 +27,7 @@ of several asks."""
 
 _CLAUSE = re.compile(
     r"(?<=[?!])\s+|(?<=\.)\s+(?-i:(?![a-z]))|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
-    r"and then|then|furthermore|moreover|plus)\b,?\s*|"
+    r"and then|then|followed by|furthermore|moreover|plus)\b,?\s*|"
     r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
     r"last(?!\s+" + _SPAN_WORDS + r"))\b)",
     re.I,
