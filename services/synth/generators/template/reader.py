@@ -81,9 +81,8 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     query = _unquoted_names(_unwrapped(query), specs)
     calls: list[Call] = []
     for spec, texts in _runs(_route(query, specs)):
-        whole = " ".join(texts)
         calls_of = partial(_calls, spec, reference=reference)
-        scenes = _scene_calls(spec, whole, calls_of) or _joined(spec, texts, calls_of)
+        scenes = _scene_calls(spec, texts, calls_of) or _joined(spec, texts, calls_of)
         if scenes:
             calls.extend(scenes)
             continue

@@ -7,7 +7,7 @@ holds for every scene."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from services.synth.calls import Call
 from services.synth.generators.template.asks import _SAME
@@ -31,33 +31,24 @@ def _pieces(text: str) -> list[str]:
 
 
 def _scene_calls(
-    spec: _Tool, text: str, calls_of: Callable[[str], list[Call]]
+    spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
 ) -> list[Call] | None:
     """One call per scene, with what the other clauses say where a scene says nothing;
     ``None`` when fewer than two clauses hold a whole set of values."""
-    if re.search(r"\brespectively\b", text, re.I):
+    if any(re.search(r"\brespectively\b", t, re.I) for t in texts):
         return None  # values given as lists that line up, not scene by scene
-    pieces = _pieces(text)
+    pieces = [p for t in texts for p in _pieces(t)]
     required = {n for n, _, needed in spec.props if needed}
     own = [calls_of(p) for p in pieces]
+    if any(len(c) > 1 and all(required <= set(x.arguments) for x in c) for c in own):
+        return None  # a clause that lists whole asks ("the factorial of 5, of 3 …")
     whole = [len(c) == 1 and required <= set(c[0].arguments) for c in own]
     numbered = [_OPENS.match(p) is not None and _typed(p) for p in pieces]
     if sum(numbered) >= 2:  # "the first …, the second …": those are the scenes
         whole = numbered
     if sum(whole) < 2:
         return None
-    scenes: list[str] = []
-    again: set[int] = set()  # scenes that keep what the one before set ("the same number")
-    shared: list[str] = []
-    for piece, complete in zip(pieces, whole, strict=True):
-        if not complete and scenes and _SAME.search(piece) and _typed(piece):
-            again.add(len(scenes))
-        if complete or len(scenes) in again:
-            scenes.append(piece)
-        elif scenes and _BACK.search(piece):
-            scenes[-1] = f"{scenes[-1]} {piece}"
-        else:
-            shared.append(piece)
+    scenes, again, shared = _cast(pieces, whole)
     common = calls_of(_uncounted(" ".join(shared), len(scenes))) if shared else []
     context = common[0].arguments if len(common) == 1 else {}
     out: list[Call] = []
@@ -71,6 +62,24 @@ def _scene_calls(
             return None
         out.append(call)
     return out
+
+
+def _cast(pieces: Sequence[str], whole: Sequence[bool]) -> tuple[list[str], set[int], list[str]]:
+    """The scenes (a clause that refers back joins the scene before), which of them keep
+    what the one before set ("the same number of shares"), and the shared clauses."""
+    scenes: list[str] = []
+    again: set[int] = set()
+    shared: list[str] = []
+    for piece, complete in zip(pieces, whole, strict=True):
+        if not complete and scenes and _SAME.search(piece) and _typed(piece):
+            again.add(len(scenes))
+        if complete or len(scenes) in again:
+            scenes.append(piece)
+        elif scenes and _BACK.search(piece):
+            scenes[-1] = f"{scenes[-1]} {piece}"
+        else:
+            shared.append(piece)
+    return scenes, again, shared
 
 
 _COUNT_WORDS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -90,7 +99,7 @@ def _typed(text: str) -> bool:
     return any(m.kind not in ("phrase", "spelled") for m in find_mentions(text))
 
 
-def _joined(spec: _Tool, texts: list[str], calls_of: Callable[[str], list[Call]]) -> list[Call] | None:
+def _joined(spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]) -> list[Call] | None:
     """Asks of one tool that only together state a whole set of values ("I have two
     functions, the first one is '4x+7' and the second one is '2x+5'"): one call."""
     if len(texts) < 2 or not spec.props:
