@@ -11,7 +11,7 @@ from itertools import pairwise
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.specs import _kind, _Param
-from services.synth.generators.template.wording import KIND_WORDS, qualifiers
+from services.synth.generators.template.wording import KIND_WORDS, qualifiers, unit_fit
 from services.synth.surface import label
 
 _PLACE = frozenset("location city place area region country state address town".split())
@@ -78,7 +78,9 @@ def _score(param: _Param, mention: Mention) -> float:
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
     for distance, word in enumerate(mention.after):
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
-    return compat * (1.0 + context)
+    if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
+        context += unit_fit(f"{label(param.name)} {schema.get('description', '')}", mention)
+    return compat * max(1.0 + context, 0.1)
 
 
 _CHANCE = re.compile(r"\bprobabilit(?:y|ies)\b", re.I)
