@@ -60,6 +60,8 @@ def _score(param: _Param, mention: Mention) -> float:
         return 0.0
     if mention.kind == "number" and _chance(param) and not 0 <= float(mention.value) <= 1:
         return 0.0  # "winning exactly 5 times" is no probability
+    if mention.kind == "number" and _calendar_year(param) and not _year_like(mention):
+        return 0.0  # "$1M in 2019": the amount is no year
     fmt = schema.get("format")
     if fmt == "date-time":
         compat = {"datetime": 1.5, "quoted": 0.3}.get(mention.kind, 0.0)
@@ -81,6 +83,18 @@ def _score(param: _Param, mention: Mention) -> float:
     if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
         context += unit_fit(f"{label(param.name)} {schema.get('description', '')}", mention)
     return compat * max(1.0 + context, 0.1)
+
+
+def _calendar_year(param: _Param) -> bool:
+    """Whether ``param`` is a calendar year: its name ends in "year" ("year1",
+    "start_year"; not "years", a span, nor "payment_per_year", a rate)."""
+    said = label(param.name).lower().split()
+    return re.sub(r"\d+$", "", said[-1]) == "year" and "per" not in said
+
+
+def _year_like(mention: Mention) -> bool:
+    value = float(mention.value)
+    return value.is_integer() and 0 < value <= 2999 and mention.text.strip()[:1] not in "$€£"
 
 
 _CHANCE = re.compile(r"\bprobabilit(?:y|ies)\b", re.I)

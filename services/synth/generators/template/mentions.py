@@ -35,7 +35,7 @@ _TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "ei
 _SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
 _NUMBER = re.compile(
     r"(?<![\w.^/])(?P<cur>[$€£])?\s?(?P<num>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e-?\d+)?)"
-    r"(?P<pct>\s?%|\s?percent)?(?:\s(?P<scale>thousand|million|billion)\b)?"
+    r"(?P<short>(?(cur)(?-i:[KMB])(?![A-Za-z])|(?!)))?(?P<pct>\s?%|\s?percent)?(?:\s(?P<scale>thousand|million|billion)\b)?"
     r"(?P<unit>(?:cm|mm|km|kg|mg|lbs?|ft|ml|m|g|s|ms|h|hrs?|min|K|°[CF]?|[µu]F|mH|Hz|kHz|MHz|GHz|"
     r"mV|V|mA|A|kW|W|kJ|J|N|kPa|Pa|atm|mph)[²³]?(?![A-Za-z]))?(?![\w/]|-[\w]*\d|\.\d)",
     re.I,
@@ -178,6 +178,8 @@ def _spelled(text: str) -> float:
 def _number(m: re.Match[str]) -> float:
     value = float(m["num"].replace(",", ""))
     scale = (m["scale"] or "").lower()
+    if m["short"]:  # "$1.2M", "$300K" (after a currency sign only: "300K" is Kelvin)
+        scale = {"K": "thousand", "M": "million", "B": "billion"}[m["short"]]
     return value * {"thousand": 1000, "million": 1e6, "billion": 1e9}.get(scale, 1)
 
 
