@@ -20,7 +20,7 @@ _BACK = re.compile(r"\b(?:this|that|it|its)\s+(?:one|case|\w+)?\b", re.I)
 case") belongs to that scene."""
 
 
-_FIRST = re.compile(r"(?:,|:|\s)\s*(?:where\s+|and\s+)?(?=the\s+first\b)", re.I)
+_FIRST = re.compile(r"\s+(?:where\s+|and\s+)?(?=the\s+first\b)", re.I)
 """Where the first of several scenes starts inside a sentence ("three circles, where the
 first circle has …", "four sets: the first set is …")."""
 
