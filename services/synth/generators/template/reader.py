@@ -48,8 +48,8 @@ from services.synth.generators.template.pairing import (
     _unplaced,
 )
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.scenes import _joined, _scene_calls
 from services.synth.generators.template.routing import _route, _unquoted_names, _unwrapped
+from services.synth.generators.template.scenes import _followed, _joined, _scene_calls
 from services.synth.generators.template.specs import (
     _naming,
     _nouns,
@@ -82,7 +82,11 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     calls: list[Call] = []
     for spec, texts in _runs(_route(query, specs)):
         calls_of = partial(_calls, spec, reference=reference)
-        scenes = _scene_calls(spec, texts, calls_of) or _joined(spec, texts, calls_of)
+        scenes = (
+            _scene_calls(spec, texts, calls_of)
+            or _joined(spec, texts, calls_of)
+            or _followed(spec, texts, calls_of)
+        )
         if scenes:
             calls.extend(scenes)
             continue

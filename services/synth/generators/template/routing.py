@@ -26,7 +26,8 @@ of several asks."""
 
 
 _CLAUSE = re.compile(
-    r"(?<=[?!])\s+|(?<=\.)\s+(?-i:(?![a-z]))|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
+    r"(?<=[?!])\s+|(?<=\.)\s+(?-i:(?![a-z]))|"  # "Apple Inc. is": no sentence end
+    r"\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|followed by|furthermore|moreover|plus)\b,?\s*|"
     r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
     r"last(?!\s+" + _SPAN_WORDS + r"))\b)",

@@ -15,7 +15,7 @@ from services.synth.generators.template.mentions import find_mentions
 from services.synth.generators.template.routing import _CLAUSE, _OPENS, _opened
 from services.synth.generators.template.specs import _Tool
 
-_BACK = re.compile(r"\b(?:this|that|it|its)\s+(?:one|case|\w+)?\b", re.I)
+_BACK = re.compile(r"\b(?:this|its?)\b|\bthat\s+(?:one|case)\b", re.I)
 """A clause that refers back to the scene just before ("the verdict details for this
 case") belongs to that scene."""
 
@@ -93,13 +93,14 @@ def _uncounted(text: str, scenes: int) -> str:
     return re.sub(rf"\b{_COUNT_WORDS[scenes]}\b", " ", text, flags=re.I)
 
 
-
 def _typed(text: str) -> bool:
     """Whether ``text`` says a value of its own (not only words)."""
     return any(m.kind not in ("phrase", "spelled") for m in find_mentions(text))
 
 
-def _joined(spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]) -> list[Call] | None:
+def _joined(
+    spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
+) -> list[Call] | None:
     """Asks of one tool that only together state a whole set of values ("I have two
     functions, the first one is '4x+7' and the second one is '2x+5'"): one call."""
     if len(texts) < 2 or not spec.props:
@@ -109,3 +110,24 @@ def _joined(spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Ca
         return None
     joined = calls_of(" ".join(texts))
     return joined if len(joined) == 1 and required <= set(joined[0].arguments) else None
+
+
+def _followed(
+    spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
+) -> list[Call] | None:
+    """An ask of the same tool that lacks a required value and points back ("the output
+    for this wind farm for May") adds what it says to the calls just before it."""
+    required = {n for n, _, needed in spec.props if needed}
+    groups: list[list[Call]] = []
+    merged = False
+    for text in texts:
+        calls = calls_of(text)
+        lacking = all(not required <= set(c.arguments) for c in calls)
+        back = _BACK.search(text) and not _SAME.search(text)  # "the same": another ask
+        if groups and lacking and len(calls) == 1 and back:
+            said = calls[0].arguments
+            groups[-1] = [Call(c.name, {**c.arguments, **said}) for c in groups[-1]]
+            merged = True
+        else:
+            groups.append(calls)
+    return [c for group in groups for c in group] if merged else None
