@@ -1292,3 +1292,18 @@ def test_millions_said_short_and_a_year_takes_no_amount() -> None:
             {"year1": 2019, "year1_revenue": 1e6, "year2": 2020, "year2_revenue": 1.5e6},
         ),
     )
+
+
+DERIVATIVE = _tool(
+    "derivative",
+    "The derivative of a function.",
+    {"function": {"type": "string", "description": "The function to differentiate."}},
+    ["function"],
+)
+
+
+def test_a_polynomial_said_bare_is_one_value_in_pythons_power() -> None:
+    calls = read("Find the derivative of the function 4y^3 - 2y + 7.", [DERIVATIVE])
+    assert calls == (Call("derivative", {"function": "4y**3 - 2y + 7"}),)
+    said = find_mentions("3.5 m/s^2 and the coefficient of x^2")
+    assert [m.kind for m in said] == ["number", "phrase"]

@@ -49,6 +49,13 @@ _SPELLED = re.compile(
     re.I,
 )
 _QUOTED = re.compile(r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”")
+_TERM = r"(?:\d+(?:\.\d+)?\*?)?[xyz](?:\^\d+)?|\d+(?:\.\d+)?"
+_EXPRESSION = re.compile(
+    rf"(?<![\w^/.])(?=[^\s]*[xyz])(?:\d+(?:\.\d+)?[xyz]\^\d+|(?:{_TERM})(?:\s*[-+*/]\s*(?:{_TERM}))+)"
+    rf"(?:\s*[-+*/]\s*(?:{_TERM}))*(?![\w^/])"
+)
+"""A polynomial said bare ("3x^2 + 2x - 1", "2x^2", "2x + 5"): in x, y or z, with an
+operator or a coefficient and a power ("the coefficient of x^2" names a term, no value)."""
 _TUPLE = re.compile(r"\((\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+\s*)\)")
 _LIST = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\]){1,400})\]")
 _CODE = re.compile(
@@ -221,6 +228,8 @@ def find_mentions(
     """
     found = _Spans(text, naming)
     _find_literals(found)
+    for m in _EXPRESSION.finditer(text):  # "3x^2 + 2x - 1": one value, in Python's power
+        found.add(m.start(), m.end(), "quoted", m[0].replace("^", "**"))
     _find_dates(found, reference)
     for m in _SEASON.finditer(text):  # "the 2019-2020 season", "2018/19": one value
         if int(m[2][-2:]) == (int(m[1]) + 1) % 100:
