@@ -35,7 +35,8 @@ _TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "ei
 _SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
 _NUMBER = re.compile(
     r"(?<![\w.^/])(?P<cur>[$€£])?\s?(?P<num>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e-?\d+)?)"
-    r"(?P<short>(?(cur)(?-i:[KMB])(?![A-Za-z])|(?!)))?(?P<pct>\s?%|\s?percent)?(?:\s(?P<scale>thousand|million|billion)\b)?"
+    r"(?P<short>(?(cur)(?-i:[KMB])(?![A-Za-z])|(?!)))?"
+    r"(?P<pct>\s?%|\s?percent)?(?:\s(?P<scale>thousand|million|billion)\b)?"
     r"(?P<unit>(?:cm|mm|km|kg|mg|lbs?|ft|ml|m|g|s|ms|h|hrs?|min|K|°[CF]?|[µu]F|mH|Hz|kHz|MHz|GHz|"
     r"mV|V|mA|A|kW|W|kJ|J|N|kPa|Pa|atm|mph)[²³]?(?![A-Za-z]))?(?![\w/]|-[\w]*\d|\.\d)",
     re.I,
@@ -51,7 +52,8 @@ _SPELLED = re.compile(
 _QUOTED = re.compile(r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”")
 _TERM = r"(?:\d+(?:\.\d+)?\*?)?[xyz](?:\^\d+)?|\d+(?:\.\d+)?"
 _EXPRESSION = re.compile(
-    rf"(?<![\w^/.])(?=[^\s]*[xyz])(?:\d+(?:\.\d+)?[xyz]\^\d+|(?:{_TERM})(?:\s*[-+*/]\s*(?:{_TERM}))+)"
+    rf"(?<![\w^/.])(?=[^\s]*[xyz])"
+    rf"(?:\d+(?:\.\d+)?[xyz]\^\d+|(?:{_TERM})(?:\s*[-+*/]\s*(?:{_TERM}))+)"
     rf"(?:\s*[-+*/]\s*(?:{_TERM}))*(?![\w^/])"
 )
 """A polynomial said bare ("3x^2 + 2x - 1", "2x^2", "2x + 5"): in x, y or z, with an
