@@ -1126,7 +1126,7 @@ def test_an_abbreviations_period_ends_no_sentence() -> None:
         [FORECAST, WEATHER_DAYS],
     )
     assert calls == (
-        Call("stock_forecast", {"company": "Acme Inc", "days": 30}),
+        Call("stock_forecast", {"company": "Acme Inc.", "days": 30}),
         Call("weather_forecast", {"location": "Oslo", "days": 5}),
     )
 
@@ -1307,3 +1307,24 @@ def test_a_polynomial_said_bare_is_one_value_in_pythons_power() -> None:
     assert calls == (Call("derivative", {"function": "4y**3 - 2y + 7"}),)
     said = find_mentions("3.5 m/s^2 and the coefficient of x^2")
     assert [m.kind for m in said] == ["number", "phrase"]
+
+
+STOCK = _tool(
+    "stock_info",
+    "Information about a company's stock.",
+    {
+        "company_name": {"type": "string", "description": "The name of the company."},
+        "detail_level": {
+            "type": "string",
+            "description": "Level of detail. Can be 'summary' or 'detailed'.",
+        },
+    },
+    ["company_name", "detail_level"],
+)
+
+
+def test_a_description_closing_its_values_takes_no_name_and_a_participle_says_its_verb() -> None:
+    calls = read("Give me detail information about the stock of Acme Corp.", [STOCK])
+    assert calls == (
+        Call("stock_info", {"company_name": "Acme Corp.", "detail_level": "detailed"}),
+    )

@@ -44,8 +44,8 @@ def _score(param: _Param, mention: Mention) -> float:
         if mention.kind == "list":
             return 2.0
     compat = _COMPAT.get(kind, {}).get(mention.kind, 0.0)
-    if not compat:
-        return 0.0
+    if not compat or (kind == "string" and mention.kind in ("name", "phrase") and _closed(param)):
+        return 0.0  # "Can be 'summary' or 'detailed'": one of those, never a name
     if (
         kind == "string"
         and mention.kind == "number"
@@ -83,6 +83,15 @@ def _score(param: _Param, mention: Mention) -> float:
     if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
         context += unit_fit(f"{label(param.name)} {schema.get('description', '')}", mention)
     return compat * max(1.0 + context, 0.1)
+
+
+_CLOSED = re.compile(r"\b(?:can be|can be either|either|one of|must be)\s*:?\s*['\"]", re.I)
+
+
+def _closed(param: _Param) -> bool:
+    """Whether a description closes its parameter's values to the quoted ones it lists
+    ("Can be 'summary' or 'detailed'")."""
+    return bool(_CLOSED.search(str(param.schema.get("description", ""))))
 
 
 def _calendar_year(param: _Param) -> bool:

@@ -58,6 +58,7 @@ _EXPRESSION = re.compile(
 )
 """A polynomial said bare ("3x^2 + 2x - 1", "2x^2", "2x + 5"): in x, y or z, with an
 operator or a coefficient and a power ("the coefficient of x^2" names a term, no value)."""
+_ABBREVIATED = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Jr|Sr|St|Bros)\.$")
 _TUPLE = re.compile(r"\((\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+\s*)\)")
 _LIST = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\]){1,400})\]")
 _CODE = re.compile(
@@ -299,7 +300,8 @@ def _find_names(found: _Spans) -> None:
     text = found.text
     for m in _CAP.finditer(text):
         said = _SENTENCE_END.split(m[0], maxsplit=1)[0]  # "Hilton New York. Can you": two
-        start, name = m.start(), re.sub(r"'s$", "", said.rstrip("."))
+        kept = said if _ABBREVIATED.search(said) else said.rstrip(".")  # "Apple Inc."
+        start, name = m.start(), re.sub(r"'s$", "", kept)
         if _sentence_start(text, start):  # the sentence's first word is capitalised anyway
             first = name.split(" ", 1)
             if len(first) == 1 and not re.fullmatch(r"[A-Z]{2,5}", name):
