@@ -1328,3 +1328,22 @@ def test_a_description_closing_its_values_takes_no_name_and_a_participle_says_it
     assert calls == (
         Call("stock_info", {"company_name": "Acme Corp.", "detail_level": "detailed"}),
     )
+
+
+EATERY = _tool(
+    "find_eatery",
+    "Locate nearby restaurants.",
+    {
+        "location": {"type": "string", "description": "Where to search for a restaurant."},
+        "type": {"type": "string", "description": "The type of the cuisine/restaurant."},
+        "diet_option": {"type": "string", "description": "Special dietary preferences."},
+    },
+    ["location", "type", "diet_option"],
+)
+
+
+def test_a_name_said_after_near_is_a_place_before_all_else() -> None:
+    calls = read("Can I find a Thai restaurant with Vegan options near Soho?", [EATERY])
+    assert calls == (
+        Call("find_eatery", {"location": "Soho", "type": "Thai", "diet_option": "Vegan"}),
+    )

@@ -71,7 +71,8 @@ def _score(param: _Param, mention: Mention) -> float:
         return 0.0
     context = 0.0
     if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
-        context += 1.0  # "in Brooklyn", "near Berlin" for a location
+        near = mention.before[-1] in ("near", "around")  # says a place, "in" says less
+        context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
     if mention.kind == "name" and _names_itself(param, mention):
         context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
     for distance, word in enumerate(reversed(mention.before)):
