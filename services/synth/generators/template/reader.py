@@ -23,7 +23,8 @@ A query in which no tool scores at all yields no call: that is how irrelevance r
 
 The steps live beside this module: ``specs`` (the schemas as the reader sees them),
 ``routing`` (1), ``matching``, ``pairing`` and ``values`` (2), ``asks`` (calls across the
-asks of one request); here are :func:`read` and the calls of one ask (3).
+asks of one request), ``scenes`` (consecutive asks of one tool read together); here are
+:func:`read` and the calls of one ask (3).
 """
 
 from __future__ import annotations
