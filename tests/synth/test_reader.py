@@ -1014,3 +1014,336 @@ def test_a_unit_said_after_in_fills_an_optional_unit() -> None:
     assert calls == (
         Call("driving_distance", {"origin": "Lyon", "destination": "Turin", "unit": "miles"}),
     )
+
+
+SPEED = _tool(
+    "travel_speed",
+    "The speed of a trip over a distance within a duration.",
+    {
+        "distance": {"type": "integer", "description": "The distance, in kilometers."},
+        "duration": {"type": "integer", "description": "The duration, in hours."},
+        "unit": {"type": "string", "description": "The unit of the result."},
+    },
+    ["distance", "duration"],
+)
+
+
+def test_clauses_each_stating_a_whole_set_are_scenes_sharing_the_rest() -> None:
+    calls = read(
+        "Two hikers plan a walk. On the first day they walk 30 kilometers in 6 hours. On "
+        "the second day they walk 24 kilometers in 4 hours. They want the speed in km/h.",
+        [SPEED],
+    )
+    assert [c.arguments for c in calls] == [
+        {"distance": 30, "duration": 6, "unit": "km/h"},
+        {"distance": 24, "duration": 4, "unit": "km/h"},
+    ]
+
+
+def test_the_number_counting_the_scenes_is_no_value() -> None:
+    calls = read(
+        "Mia needs the area of two triangles. The first triangle has a base of 12 and a "
+        "height of 15. The second triangle has a base of 18 and a height of 24.",
+        [TRIANGLE],
+    )
+    assert [c.arguments for c in calls] == [{"base": 12, "height": 15}, {"base": 18, "height": 24}]
+
+
+PAYOUT = _tool(
+    "dividend_per_share",
+    "Dividend per share from a total payout and the shares outstanding.",
+    {
+        "total_payout": {"type": "integer", "description": "The total dividend payout."},
+        "shares": {"type": "integer", "description": "The number of shares outstanding."},
+    },
+    ["total_payout", "shares"],
+)
+
+
+def test_a_scene_keeping_the_same_value_takes_it_from_the_scene_before() -> None:
+    calls = read(
+        "We paid a total payout of $4,000 on 800 shares. Also, a total payout of $6,000 "
+        "while keeping the same number of shares. And what if there were 1,000 shares with "
+        "a total payout of $6,000?",
+        [PAYOUT],
+    )
+    assert [c.arguments for c in calls] == [
+        {"total_payout": 4000, "shares": 800},
+        {"total_payout": 6000, "shares": 800},
+        {"total_payout": 6000, "shares": 1000},
+    ]
+
+
+BINOMIAL = _tool(
+    "binomial_probability",
+    "Probability of a number of successes in a number of trials.",
+    {
+        "trials": {"type": "integer", "description": "The number of trials."},
+        "successes": {"type": "integer", "description": "The number of successes."},
+        "p": {"type": "number", "description": "The probability of success on one trial."},
+    },
+    ["trials", "successes"],
+)
+
+
+def test_a_probability_takes_no_number_above_one() -> None:
+    calls = read(
+        "You have a 0.4 probability of winning a round. If you play 10 times, what is the "
+        "probability of winning exactly 3 times? Also, if you play 20 times, what is the "
+        "probability of winning exactly 6 times?",
+        [BINOMIAL],
+    )
+    assert [c.arguments for c in calls] == [
+        {"trials": 10, "successes": 3, "p": 0.4},
+        {"trials": 20, "successes": 6, "p": 0.4},
+    ]
+
+
+FORECAST = _tool(
+    "stock_forecast",
+    "Forecast a company's stock price.",
+    {
+        "company": {"type": "string", "description": "The company."},
+        "days": {"type": "integer", "description": "Number of days to forecast."},
+    },
+    ["company", "days"],
+)
+WEATHER_DAYS = _tool(
+    "weather_forecast",
+    "Forecast the weather of a city.",
+    {
+        "location": {"type": "string", "description": "The city."},
+        "days": {"type": "integer", "description": "Number of days to forecast."},
+    },
+    ["location", "days"],
+)
+
+
+def test_an_abbreviations_period_ends_no_sentence() -> None:
+    calls = read(
+        "What is the stock forecast for Acme Inc. for the next 30 days, and then the "
+        "weather forecast for Oslo for the next 5 days?",
+        [FORECAST, WEATHER_DAYS],
+    )
+    assert calls == (
+        Call("stock_forecast", {"company": "Acme Inc.", "days": 30}),
+        Call("weather_forecast", {"location": "Oslo", "days": 5}),
+    )
+
+
+def test_one_ask_said_on_both_sides_of_an_and_stays_one() -> None:
+    calls = read(
+        "What was the life expectancy in 1900 and 1950 according to the life expectancy "
+        "function, and the gross domestic product in those same years?",
+        [LIFE, GDP],
+    )
+    assert [c.arguments["year"] for c in calls] == [1900, 1950, 1900, 1950]
+
+
+INTERSECT = _tool(
+    "curves_intersect",
+    "The points where two curves intersect.",
+    {
+        "curve1": {"type": "string", "description": "The first curve."},
+        "curve2": {"type": "string", "description": "The second curve."},
+    },
+    ["curve1", "curve2"],
+)
+ROOTS = _tool(
+    "curve_roots",
+    "The zero points of a curve.",
+    {"curve": {"type": "string", "description": "The curve."}},
+    ["curve"],
+)
+
+
+def test_asks_that_only_together_hold_a_whole_set_are_one_call() -> None:
+    calls = read(
+        "I have two curves, the first one is '2x+1' and the second one is '3x-4'. I need "
+        "the points where these curves intersect. After that, I need the zero points of "
+        "'5x+2'.",
+        [INTERSECT, ROOTS],
+    )
+    assert calls == (
+        Call("curves_intersect", {"curve1": "2x+1", "curve2": "3x-4"}),
+        Call("curve_roots", {"curve": "5x+2"}),
+    )
+
+
+SOLAR = _tool(
+    "solar_output",
+    "Energy output of a solar farm.",
+    {
+        "panel_area": {"type": "integer", "description": "Solar panel area in square feet."},
+        "month": {"type": "string", "description": "The month."},
+    },
+    ["panel_area"],
+)
+WIND = _tool(
+    "wind_output",
+    "Energy output of a wind farm.",
+    {
+        "turbines": {"type": "integer", "description": "Number of wind turbines."},
+        "month": {"type": "string", "description": "The month."},
+    },
+    ["turbines"],
+)
+
+
+def test_what_is_said_before_the_next_scene_ends_the_ask_before() -> None:
+    calls = read(
+        "Compare the projects. The first project is a solar farm with a solar panel area of "
+        "5000 square feet. I would like the energy output for the month of July. The second "
+        "project is a wind farm with 40 wind turbines. I would also like the energy output "
+        "for this wind farm for the month of May.",
+        [SOLAR, WIND],
+    )
+    assert calls == (
+        Call("solar_output", {"panel_area": 5000, "month": "July"}),
+        Call("wind_output", {"turbines": 40, "month": "May"}),
+    )
+
+
+TRIP_DAYS = _tool(
+    "trip_plan",
+    "Plan a trip to a destination for a number of days.",
+    {
+        "destination": {"type": "string", "description": "The city."},
+        "days": {"type": "integer", "description": "Number of days."},
+    },
+    ["destination", "days"],
+)
+
+
+def test_followed_by_starts_another_ask() -> None:
+    calls = read("Plan a 7-day trip to Tokyo, followed by a 5-day trip to Sydney.", [TRIP_DAYS])
+    assert [c.arguments for c in calls] == [
+        {"destination": "Tokyo", "days": 7},
+        {"destination": "Sydney", "days": 5},
+    ]
+
+
+HOUSE = _tool(
+    "house_price",
+    "Predict the price of a house.",
+    {
+        "area": {"type": "integer", "description": "Area in square feet."},
+        "rooms": {"type": "integer", "description": "Number of rooms."},
+        "location": {"type": "string", "description": "The city."},
+    },
+    ["area", "rooms", "location"],
+)
+
+
+def test_a_similar_ask_keeps_what_the_one_before_set() -> None:
+    calls = read(
+        "Predict the price of a house with an area of 2500 square feet, 3 rooms, located in "
+        "Denver, and then a similar house with an area of 3000 square feet located in Austin.",
+        [HOUSE],
+    )
+    assert [c.arguments for c in calls] == [
+        {"area": 2500, "rooms": 3, "location": "Denver"},
+        {"area": 3000, "rooms": 3, "location": "Austin"},
+    ]
+
+
+MIXING = _tool(
+    "mixed_temperature",
+    "The final temperature of two samples of gas mixed.",
+    {
+        "quantity1": {"type": "integer", "description": "The quantity of the first sample."},
+        "temperature1": {"type": "integer", "description": "The temperature of the first sample."},
+        "quantity2": {"type": "integer", "description": "The quantity of the second sample."},
+        "temperature2": {"type": "integer", "description": "The temperature of the second sample."},
+    },
+    ["quantity1", "temperature1", "quantity2", "temperature2"],
+)
+
+
+def test_the_unit_of_a_number_says_what_it_measures() -> None:
+    calls = read("Mix 2 moles of gas at 300 K with 3 moles of gas at 400 K.", [MIXING])
+    assert calls == (
+        Call(
+            "mixed_temperature",
+            {"quantity1": 2, "temperature1": 300, "quantity2": 3, "temperature2": 400},
+        ),
+    )
+
+
+GROWTH = _tool(
+    "revenue_growth",
+    "Growth rate of revenue between two years.",
+    {
+        "year1": {"type": "integer", "description": "The first year."},
+        "year1_revenue": {"type": "number", "description": "The revenue in the first year."},
+        "year2": {"type": "integer", "description": "The second year."},
+        "year2_revenue": {"type": "number", "description": "The revenue in the second year."},
+    },
+    ["year1", "year1_revenue", "year2", "year2_revenue"],
+)
+
+
+def test_millions_said_short_and_a_year_takes_no_amount() -> None:
+    assert [m.value for m in find_mentions("$1.2M, $300K and 300K")] == [1.2e6, 3e5, 300.0]
+    calls = read("The revenue growth with revenues of $1M in 2019 and $1.5M in 2020.", [GROWTH])
+    assert calls == (
+        Call(
+            "revenue_growth",
+            {"year1": 2019, "year1_revenue": 1e6, "year2": 2020, "year2_revenue": 1.5e6},
+        ),
+    )
+
+
+DERIVATIVE = _tool(
+    "derivative",
+    "The derivative of a function.",
+    {"function": {"type": "string", "description": "The function to differentiate."}},
+    ["function"],
+)
+
+
+def test_a_polynomial_said_bare_is_one_value_in_pythons_power() -> None:
+    calls = read("Find the derivative of the function 4y^3 - 2y + 7.", [DERIVATIVE])
+    assert calls == (Call("derivative", {"function": "4y**3 - 2y + 7"}),)
+    said = find_mentions("3.5 m/s^2 and the coefficient of x^2")
+    assert [m.kind for m in said] == ["number", "phrase"]
+
+
+STOCK = _tool(
+    "stock_info",
+    "Information about a company's stock.",
+    {
+        "company_name": {"type": "string", "description": "The name of the company."},
+        "detail_level": {
+            "type": "string",
+            "description": "Level of detail. Can be 'summary' or 'detailed'.",
+        },
+    },
+    ["company_name", "detail_level"],
+)
+
+
+def test_a_description_closing_its_values_takes_no_name_and_a_participle_says_its_verb() -> None:
+    calls = read("Give me detail information about the stock of Acme Corp.", [STOCK])
+    assert calls == (
+        Call("stock_info", {"company_name": "Acme Corp.", "detail_level": "detailed"}),
+    )
+
+
+EATERY = _tool(
+    "find_eatery",
+    "Locate nearby restaurants.",
+    {
+        "location": {"type": "string", "description": "Where to search for a restaurant."},
+        "type": {"type": "string", "description": "The type of the cuisine/restaurant."},
+        "diet_option": {"type": "string", "description": "Special dietary preferences."},
+    },
+    ["location", "type", "diet_option"],
+)
+
+
+def test_a_name_said_after_near_is_a_place_before_all_else() -> None:
+    calls = read("Can I find a Thai restaurant with Vegan options near Soho?", [EATERY])
+    assert calls == (
+        Call("find_eatery", {"location": "Soho", "type": "Thai", "diet_option": "Vegan"}),
+    )

@@ -34,7 +34,7 @@ def _each_of(spec: _Tool, new: list[Call], text: str, earlier: Sequence[Call]) -
     return new
 
 
-_SAME = re.compile(r"\b(?:the same|same|again|repeat|likewise|similarly)\b", re.I)
+_SAME = re.compile(r"\b(?:the same|same|again|repeat|likewise|similar|similarly)\b", re.I)
 
 
 def _same_again(new: list[Call], text: str, earlier: Sequence[Call]) -> list[Call]:

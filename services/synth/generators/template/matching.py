@@ -11,7 +11,7 @@ from itertools import pairwise
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.specs import _kind, _Param
-from services.synth.generators.template.wording import KIND_WORDS, qualifiers
+from services.synth.generators.template.wording import KIND_WORDS, qualifiers, unit_fit
 from services.synth.surface import label
 
 _PLACE = frozenset("location city place area region country state address town".split())
@@ -44,8 +44,8 @@ def _score(param: _Param, mention: Mention) -> float:
         if mention.kind == "list":
             return 2.0
     compat = _COMPAT.get(kind, {}).get(mention.kind, 0.0)
-    if not compat:
-        return 0.0
+    if not compat or (kind == "string" and mention.kind in ("name", "phrase") and _closed(param)):
+        return 0.0  # "Can be 'summary' or 'detailed'": one of those, never a name
     if (
         kind == "string"
         and mention.kind == "number"
@@ -58,6 +58,10 @@ def _score(param: _Param, mention: Mention) -> float:
         compat = {"code": 1.0, "name": 0.6}.get(mention.kind, compat)  # "ID rs6034464"
     if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
         return 0.0
+    if mention.kind == "number" and _chance(param) and not 0 <= float(mention.value) <= 1:
+        return 0.0  # "winning exactly 5 times" is no probability
+    if mention.kind == "number" and _calendar_year(param) and not _year_like(mention):
+        return 0.0  # "$1M in 2019": the amount is no year
     fmt = schema.get("format")
     if fmt == "date-time":
         compat = {"datetime": 1.5, "quoted": 0.3}.get(mention.kind, 0.0)
@@ -67,7 +71,8 @@ def _score(param: _Param, mention: Mention) -> float:
         return 0.0
     context = 0.0
     if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
-        context += 1.0  # "in Brooklyn", "near Berlin" for a location
+        near = mention.before[-1] in ("near", "around")  # says a place, "in" says less
+        context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
     if mention.kind == "name" and _names_itself(param, mention):
         context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
     for distance, word in enumerate(reversed(mention.before)):
@@ -76,7 +81,39 @@ def _score(param: _Param, mention: Mention) -> float:
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
     for distance, word in enumerate(mention.after):
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
-    return compat * (1.0 + context)
+    if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
+        context += unit_fit(f"{label(param.name)} {schema.get('description', '')}", mention)
+    return compat * max(1.0 + context, 0.1)
+
+
+_CLOSED = re.compile(r"\b(?:can be|can be either|either|one of|must be)\s*:?\s*['\"]", re.I)
+
+
+def _closed(param: _Param) -> bool:
+    """Whether a description closes its parameter's values to the quoted ones it lists
+    ("Can be 'summary' or 'detailed'")."""
+    return bool(_CLOSED.search(str(param.schema.get("description", ""))))
+
+
+def _calendar_year(param: _Param) -> bool:
+    """Whether ``param`` is a calendar year: its name ends in "year" ("year1",
+    "start_year"; not "years", a span, nor "payment_per_year", a rate)."""
+    said = label(param.name).lower().split()
+    return re.sub(r"\d+$", "", said[-1]) == "year" and "per" not in said
+
+
+def _year_like(mention: Mention) -> bool:
+    value = float(mention.value)
+    return value.is_integer() and 0 < value <= 2999 and mention.text.strip()[:1] not in "$€£"
+
+
+_CHANCE = re.compile(r"\bprobabilit(?:y|ies)\b", re.I)
+
+
+def _chance(param: _Param) -> bool:
+    """Whether ``param`` is a probability, said as a fraction from 0 to 1 (a percentage
+    is read as that fraction already)."""
+    return bool(_CHANCE.search(f"{label(param.name)} {param.schema.get('description', '')}"))
 
 
 def _names_itself(param: _Param, mention: Mention) -> bool:

@@ -35,6 +35,7 @@ _TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "ei
 _SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
 _NUMBER = re.compile(
     r"(?<![\w.^/])(?P<cur>[$€£])?\s?(?P<num>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e-?\d+)?)"
+    r"(?P<short>(?(cur)(?-i:[KMB])(?![A-Za-z])|(?!)))?"
     r"(?P<pct>\s?%|\s?percent)?(?:\s(?P<scale>thousand|million|billion)\b)?"
     r"(?P<unit>(?:cm|mm|km|kg|mg|lbs?|ft|ml|m|g|s|ms|h|hrs?|min|K|°[CF]?|[µu]F|mH|Hz|kHz|MHz|GHz|"
     r"mV|V|mA|A|kW|W|kJ|J|N|kPa|Pa|atm|mph)[²³]?(?![A-Za-z]))?(?![\w/]|-[\w]*\d|\.\d)",
@@ -49,6 +50,15 @@ _SPELLED = re.compile(
     re.I,
 )
 _QUOTED = re.compile(r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”")
+_TERM = r"(?:\d+(?:\.\d+)?\*?)?[xyz](?:\^\d+)?|\d+(?:\.\d+)?"
+_EXPRESSION = re.compile(
+    rf"(?<![\w^/.])(?=[^\s]*[xyz])"
+    rf"(?:\d+(?:\.\d+)?[xyz]\^\d+|(?:{_TERM})(?:\s*[-+*/]\s*(?:{_TERM}))+)"
+    rf"(?:\s*[-+*/]\s*(?:{_TERM}))*(?![\w^/])"
+)
+"""A polynomial said bare ("3x^2 + 2x - 1", "2x^2", "2x + 5"): in x, y or z, with an
+operator or a coefficient and a power ("the coefficient of x^2" names a term, no value)."""
+_ABBREVIATED = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Jr|Sr|St|Bros)\.$")
 _TUPLE = re.compile(r"\((\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+\s*)\)")
 _LIST = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\]){1,400})\]")
 _CODE = re.compile(
@@ -85,9 +95,10 @@ _ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.I)
 _NOT_PHRASE = frozenset(
     "know knowing get getting find finding see make do be have use using help learn compare "
     "calculate check same each all both any more which what how next last past previous "
-    "upcoming coming current following".split()
+    "upcoming coming current following this that these those its their his her".split()
 )
-"""Words that start an ask, not a value ("to know the total", "for the same day")."""
+"""Words that start an ask, not a value ("to know the total", "for the same day"), or
+refer back to one said before ("of these two functions", "of this route")."""
 _FILLER = frozenset("a an the my me you it this that these those them there here some any".split())
 _SET = re.compile(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)")
 _RELATIVE = re.compile(
@@ -177,6 +188,8 @@ def _spelled(text: str) -> float:
 def _number(m: re.Match[str]) -> float:
     value = float(m["num"].replace(",", ""))
     scale = (m["scale"] or "").lower()
+    if m["short"]:  # "$1.2M", "$300K" (after a currency sign only: "300K" is Kelvin)
+        scale = {"K": "thousand", "M": "million", "B": "billion"}[m["short"]]
     return value * {"thousand": 1000, "million": 1e6, "billion": 1e9}.get(scale, 1)
 
 
@@ -218,6 +231,8 @@ def find_mentions(
     """
     found = _Spans(text, naming)
     _find_literals(found)
+    for m in _EXPRESSION.finditer(text):  # "3x^2 + 2x - 1": one value, in Python's power
+        found.add(m.start(), m.end(), "quoted", m[0].replace("^", "**"))
     _find_dates(found, reference)
     for m in _SEASON.finditer(text):  # "the 2019-2020 season", "2018/19": one value
         if int(m[2][-2:]) == (int(m[1]) + 1) % 100:
@@ -285,7 +300,8 @@ def _find_names(found: _Spans) -> None:
     text = found.text
     for m in _CAP.finditer(text):
         said = _SENTENCE_END.split(m[0], maxsplit=1)[0]  # "Hilton New York. Can you": two
-        start, name = m.start(), re.sub(r"'s$", "", said.rstrip("."))
+        kept = said if _ABBREVIATED.search(said) else said.rstrip(".")  # "Apple Inc."
+        start, name = m.start(), re.sub(r"'s$", "", kept)
         if _sentence_start(text, start):  # the sentence's first word is capitalised anyway
             first = name.split(" ", 1)
             if len(first) == 1 and not re.fullmatch(r"[A-Z]{2,5}", name):

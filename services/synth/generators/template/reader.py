@@ -23,7 +23,8 @@ A query in which no tool scores at all yields no call: that is how irrelevance r
 
 The steps live beside this module: ``specs`` (the schemas as the reader sees them),
 ``routing`` (1), ``matching``, ``pairing`` and ``values`` (2), ``asks`` (calls across the
-asks of one request); here are :func:`read` and the calls of one ask (3).
+asks of one request), ``scenes`` (consecutive asks of one tool read together); here are
+:func:`read` and the calls of one ask (3).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -48,6 +50,7 @@ from services.synth.generators.template.pairing import (
 )
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.routing import _route, _unquoted_names, _unwrapped
+from services.synth.generators.template.scenes import _followed, _joined, _scene_calls
 from services.synth.generators.template.specs import (
     _naming,
     _nouns,
@@ -77,12 +80,33 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     if not specs or not query.strip():
         return ()
     query = _unquoted_names(_unwrapped(query), specs)
-    groups = _route(query, specs)
     calls: list[Call] = []
-    for spec, text in groups:
-        new = _same_again(_calls(spec, text, reference), text, calls)
-        calls.extend(_each_of(spec, new, text, calls))
+    for spec, texts in _runs(_route(query, specs)):
+        calls_of = partial(_calls, spec, reference=reference)
+        scenes = (
+            _scene_calls(spec, texts, calls_of)
+            or _joined(spec, texts, calls_of)
+            or _followed(spec, texts, calls_of)
+        )
+        if scenes:
+            calls.extend(scenes)
+            continue
+        for text in texts:
+            new = _same_again(_calls(spec, text, reference), text, calls)
+            calls.extend(_each_of(spec, new, text, calls))
     return tuple(_complete_calls(_inherit(calls, specs), specs))
+
+
+def _runs(groups: Sequence[tuple[_Tool, str]]) -> list[tuple[_Tool, list[str]]]:
+    """Consecutive asks of the same tool together: their clauses may be scenes of one
+    request (see :mod:`scenes`)."""
+    runs: list[tuple[_Tool, list[str]]] = []
+    for spec, text in groups:
+        if runs and runs[-1][0] is spec:
+            runs[-1][1].append(text)
+        else:
+            runs.append((spec, [text]))
+    return runs
 
 
 def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from services.synth.generators.template.asks import _SAME
@@ -26,12 +26,43 @@ of several asks."""
 
 
 _CLAUSE = re.compile(
-    r"(?<=[.?!])\s+|\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
-    r"and then|then|furthermore|moreover|plus)\b,?\s*|"
+    r"(?<=[?!])\s+|(?<=\.)\s+(?-i:(?![a-z]))|"  # "Apple Inc. is": no sentence end
+    r"\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
+    r"and then|then|followed by|furthermore|moreover|plus)\b,?\s*|"
     r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
     r"last(?!\s+" + _SPAN_WORDS + r"))\b)",
     re.I,
 )
+
+
+_OPENS = re.compile(
+    r"\W*(?:(?:on|in|for|at|with)\s+)?(?:the|a)\s+(?:first|second|third|fourth|fifth|other)\b",
+    re.I,
+)
+"""A clause that opens with which of several it is about ("In the first scenario", "The
+second one"): a new ask."""
+
+
+_LEAD = re.compile(r"(?:\w+\s+)?\w+,?\s*")
+"""A piece too short to be a clause ("On" before "the second day", "I would" before
+"also like to know"): it opens the next."""
+
+
+def _opened(pieces: Iterable[str]) -> list[str]:
+    """The clauses among ``pieces``, a lone opening word or two kept with the next one."""
+    out: list[str] = []
+    carry = ""
+    for piece in pieces:
+        if not piece or not piece.strip(" ,."):
+            continue
+        if _LEAD.fullmatch(piece) and not re.search(r"[.?!]\s*$", piece):
+            carry = f"{carry}{piece} "
+            continue
+        out.append(f"{carry}{piece}")
+        carry = ""
+    if carry and out:
+        out[-1] = f"{out[-1]} {carry}"
+    return out
 
 
 _FLOOR = 1.5
@@ -71,8 +102,7 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
     idf = {w: math.log(1 + len(specs) / n) for w, n in df.items()}
     clauses = [
         piece
-        for c in _CLAUSE.split(query)
-        if c and c.strip(" ,.")
+        for c in _opened(_CLAUSE.split(query))
         for part in _verb_split(c, specs)
         if part.strip(" ,.")
         for piece in _ask_split(part, specs, idf)
@@ -99,6 +129,9 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         if owner is None or (joins and not apart):
             segments[-1][1].append(clause)
             continue
+        if pending and segments and _OPENS.match(clause):  # "… for July. The second project"
+            segments[-1][1].extend(pending)  # what came between ends the ask before
+            pending = []
         segments.append((owner, [*pending, clause]))
         pending = []
     return [(specs[i], " ".join(parts)) for i, parts in segments]
@@ -166,15 +199,16 @@ def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) ->
         return [clause]
     merged: list[str] = []
     lead = ""  # pieces before the first ask belong to it
+    last = None
     for owner, piece, join in zip(owners, pieces, joins, strict=True):
-        if owner is None:
+        if owner is None or (merged and owner == last):  # "in 1980 and 1990 …": one ask
             if merged:
                 merged[-1] = f"{merged[-1]}{join}{piece}"
             else:
                 lead = f"{lead}{join}{piece}"
             continue
         merged.append(f"{lead}{join if lead else ''}{piece}")
-        lead = ""
+        lead, last = "", owner
     return merged
 
 

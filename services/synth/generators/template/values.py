@@ -50,8 +50,10 @@ _IRREGULAR = {
 
 
 def _base(word: str) -> str:
-    """A word's stem without quotes around it, irregular plurals as their singular."""
+    """A word's stem without quotes around it, irregular plurals as their singular, a
+    participle as its verb ("detailed" says "detail")."""
     word = word.strip("'")
+    word = word[:-2] if word.endswith("ed") and len(word) >= 6 else word
     return stem(_IRREGULAR.get(word, word))
 
 

@@ -23,7 +23,8 @@ _NOT_QUALIFIER = frozenset(
     "best top nearest closest local nearby good great popular famous recent latest new "
     "next last past previous upcoming coming current following same other another each "
     "every all some any many much few several more most total average overall entire whole "
-    "full about over under into through during between per via than like near".split()
+    "full about over under into through during between per via than like near this that "
+    "these those its their his her our your".split()
 )
 """Words before a noun that rank, place or count it rather than say which kind it is."""
 _NUMBER_WORD = re.compile(
@@ -94,3 +95,28 @@ def sign(said: str, before: Sequence[str], value: float) -> int:
     negative amounts ("gain or loss", "negative if lost"); else 1."""
     lost = set(before[-3:]) & _LOSS
     return -1 if lost and _SIGNED.search(said) and value > 0 else 1
+
+
+_DIMENSIONS: dict[str, frozenset[str]] = {
+    "temperature": frozenset("k kelvin celsius fahrenheit degree degrees °c °f c f".split()),
+    "mass": frozenset("kg g mg kilogram kilograms gram grams lb lbs pound pounds".split()),
+    "mole": frozenset("mol mole moles".split()),
+}
+"""What a parameter measures, by a word of its name or description, and the units a
+request states such a value in."""
+_DIMENSION_WORDS = {"weight": "mass", "quantity": "mole", "moles": "mole", "temp": "temperature"}
+
+
+def unit_fit(said: str, mention: Mention) -> float:
+    """1.0 when the unit a number is said in measures what the parameter does ("300 K"
+    for ``temperature1``, "20 kg" for ``mass1``, "2 moles" for ``quantity1``; ``said``: the
+    parameter's name and description), -1.0 when it measures another dimension the
+    parameter's name and description do not, else 0."""
+    unit = re.sub(r"^[-\d.,\s$€£]+", "", mention.text).lower() or (mention.after[:1] or ("",))[0]
+    measured = next((d for d, units in _DIMENSIONS.items() if unit in units), None)
+    if measured is None:
+        return 0.0
+    own = {_DIMENSION_WORDS.get(w, w) for w in words(said)} & _DIMENSIONS.keys()
+    if not own:
+        return 0.0
+    return 1.0 if measured in own else -1.0

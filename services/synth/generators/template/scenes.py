@@ -1,0 +1,133 @@
+"""Scenes of one ask: a request that states a whole set of values several times, clause by
+clause ("The first triangle has a base of 12 m and a height of 15 m. The second …", "If you
+play 20 times, … exactly 5 times? Also, if you play 50 times, …"), asks one call per
+scene; what the other clauses say ("in km/h", "a significance level of 0.05 for both")
+holds for every scene."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from services.synth.calls import Call
+from services.synth.generators.template.asks import _SAME
+from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.routing import _CLAUSE, _OPENS, _opened
+from services.synth.generators.template.specs import _Tool
+
+_BACK = re.compile(r"\b(?:this|its?)\b|\bthat\s+(?:one|case)\b", re.I)
+"""A clause that refers back to the scene just before ("the verdict details for this
+case") belongs to that scene."""
+
+
+_FIRST = re.compile(r"\s+(?:where\s+|and\s+)?(?=the\s+first\b)", re.I)
+"""Where the first of several scenes starts inside a sentence ("three circles, where the
+first circle has …", "four sets: the first set is …")."""
+
+
+def _pieces(text: str) -> list[str]:
+    """The clauses of ``text``, the first of several scenes cut where it starts."""
+    return _opened(p for c in _CLAUSE.split(text) if c for p in _FIRST.split(c))
+
+
+def _scene_calls(
+    spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
+) -> list[Call] | None:
+    """One call per scene, with what the other clauses say where a scene says nothing;
+    ``None`` when fewer than two clauses hold a whole set of values."""
+    if any(re.search(r"\brespectively\b", t, re.I) for t in texts):
+        return None  # values given as lists that line up, not scene by scene
+    pieces = [p for t in texts for p in _pieces(t)]
+    required = {n for n, _, needed in spec.props if needed}
+    own = [calls_of(p) for p in pieces]
+    if any(len(c) > 1 and all(required <= set(x.arguments) for x in c) for c in own):
+        return None  # a clause that lists whole asks ("the factorial of 5, of 3 …")
+    whole = [len(c) == 1 and required <= set(c[0].arguments) for c in own]
+    numbered = [_OPENS.match(p) is not None and _typed(p) for p in pieces]
+    if sum(numbered) >= 2:  # "the first …, the second …": those are the scenes
+        whole = numbered
+    if sum(whole) < 2:
+        return None
+    scenes, again, shared = _cast(pieces, whole)
+    common = calls_of(_uncounted(" ".join(shared), len(scenes))) if shared else []
+    context = common[0].arguments if len(common) == 1 else {}
+    out: list[Call] = []
+    for index, scene in enumerate(scenes):
+        said = calls_of(scene)
+        if len(said) != 1:
+            return None  # a list of values in one clause: no scene
+        kept = out[-1].arguments if index in again and out else context
+        call = Call(said[0].name, {**context, **kept, **said[0].arguments})
+        if not required <= set(call.arguments):
+            return None
+        out.append(call)
+    return out
+
+
+def _cast(pieces: Sequence[str], whole: Sequence[bool]) -> tuple[list[str], set[int], list[str]]:
+    """The scenes (a clause that refers back joins the scene before), which of them keep
+    what the one before set ("the same number of shares"), and the shared clauses."""
+    scenes: list[str] = []
+    again: set[int] = set()
+    shared: list[str] = []
+    for piece, complete in zip(pieces, whole, strict=True):
+        if not complete and scenes and _SAME.search(piece) and _typed(piece):
+            again.add(len(scenes))
+        if complete or len(scenes) in again:
+            scenes.append(piece)
+        elif scenes and _BACK.search(piece):
+            scenes[-1] = f"{scenes[-1]} {piece}"
+        else:
+            shared.append(piece)
+    return scenes, again, shared
+
+
+_COUNT_WORDS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _uncounted(text: str, scenes: int) -> str:
+    """``text`` without the number word that counts the scenes ("two triangles", "two
+    scenarios"): it says how many asks, it is no value."""
+    if not 1 < scenes < len(_COUNT_WORDS):
+        return text
+    return re.sub(rf"\b{_COUNT_WORDS[scenes]}\b", " ", text, flags=re.I)
+
+
+def _typed(text: str) -> bool:
+    """Whether ``text`` says a value of its own (not only words)."""
+    return any(m.kind not in ("phrase", "spelled") for m in find_mentions(text))
+
+
+def _joined(
+    spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
+) -> list[Call] | None:
+    """Asks of one tool that only together state a whole set of values ("I have two
+    functions, the first one is '4x+7' and the second one is '2x+5'"): one call."""
+    if len(texts) < 2 or not spec.props:
+        return None
+    required = {n for n, _, needed in spec.props if needed}
+    if any(required <= set(c.arguments) for t in texts for c in calls_of(t)):
+        return None
+    joined = calls_of(" ".join(texts))
+    return joined if len(joined) == 1 and required <= set(joined[0].arguments) else None
+
+
+def _followed(
+    spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
+) -> list[Call] | None:
+    """An ask of the same tool that lacks a required value and points back ("the output
+    for this wind farm for May") adds what it says to the calls just before it."""
+    required = {n for n, _, needed in spec.props if needed}
+    groups: list[list[Call]] = []
+    merged = False
+    for text in texts:
+        calls = calls_of(text)
+        lacking = all(not required <= set(c.arguments) for c in calls)
+        back = _BACK.search(text) and not _SAME.search(text)  # "the same": another ask
+        if groups and lacking and len(calls) == 1 and back:
+            said = calls[0].arguments
+            groups[-1] = [Call(c.name, {**c.arguments, **said}) for c in groups[-1]]
+            merged = True
+        else:
+            groups.append(calls)
+    return [c for group in groups for c in group] if merged else None
