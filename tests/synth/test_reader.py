@@ -1347,3 +1347,29 @@ def test_a_name_said_after_near_is_a_place_before_all_else() -> None:
     assert calls == (
         Call("find_eatery", {"location": "Soho", "type": "Thai", "diet_option": "Vegan"}),
     )
+
+
+CLOCK = _tool(
+    "get_current_time",
+    "Retrieve the current time in a city.",
+    {"location": {"type": "string", "description": "The city."}},
+    ["location"],
+)
+TIME_GAP = _tool(
+    "get_time_difference",
+    "Calculate the time difference between two cities.",
+    {
+        "city_1": {"type": "string", "description": "The first city."},
+        "city_2": {"type": "string", "description": "The second city."},
+    },
+    ["city_1", "city_2"],
+)
+
+
+def test_an_ask_pointing_back_takes_its_values_by_role() -> None:
+    calls = read(
+        "What is the current time in Beijing and Tokyo and what's the time difference "
+        "between two cities?",
+        [CLOCK, TIME_GAP],
+    )
+    assert calls[-1] == Call("get_time_difference", {"city_1": "Beijing", "city_2": "Tokyo"})

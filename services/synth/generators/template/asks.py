@@ -10,6 +10,7 @@ from typing import Any
 
 from services.synth.calls import Call
 from services.synth.generators.template.specs import _Tool
+from services.synth.surface import label
 
 _BACK = re.compile(r"\b(?:these|those|both|each of them|the same)\s+(?:\w+\s+)?\w+", re.I)
 
@@ -65,8 +66,42 @@ def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
             for key, value in other.arguments.items():
                 known.setdefault(key, value)
         taken = {n: known[n] for n in missing if n in known}
+        taken.update(_by_role([n for n in missing if n not in taken], out, call.name))
         out.append(Call(call.name, {**call.arguments, **taken}) if taken else call)
     return out
+
+
+_TWIN = re.compile(r"(.*?)_?(\d)$")
+
+
+def _by_role(missing: list[str], before: Sequence[Call], name: str) -> dict[str, Any]:
+    """Required values an ask only points back to, by role: "the distance between these two
+    locations" after a trip "from San Francisco to Palo Alto" (``start_point`` takes what
+    ``start_location`` set), "the time difference between the two cities" after the time in
+    Beijing and in Tokyo (``city_1``, ``city_2`` take the places the calls before set)."""
+    run: list[Call] = []  # the nearest calls before, of one other function
+    for call in reversed(before):
+        if call.name == name or (run and call.name != run[-1].name):
+            break
+        run.append(call)
+    run.reverse()
+    taken: dict[str, Any] = {}
+    for want in missing:
+        role = label(want).split()
+        for call in run[-1:]:
+            for key, value in call.arguments.items():
+                if len(role) > 1 and label(key).split()[0] == role[0] and isinstance(value, str):
+                    taken.setdefault(want, value)
+    twins = [n for n in missing if n not in taken and _TWIN.fullmatch(n)]
+    if len(twins) < 2 or len({_TWIN.fullmatch(n)[1] for n in twins}) != 1:
+        return taken
+    for key in dict.fromkeys(k for c in run for k in c.arguments):
+        values = [c.arguments[key] for c in run if isinstance(c.arguments.get(key), str)]
+        unique = list(dict.fromkeys(values))
+        if len(unique) == len(twins) == len(run):
+            ordered = sorted(twins, key=lambda n: _TWIN.fullmatch(n)[2])
+            return {**taken, **dict(zip(ordered, unique, strict=True))}
+    return taken
 
 
 def _complete_calls(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
