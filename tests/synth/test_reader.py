@@ -1373,3 +1373,28 @@ def test_an_ask_pointing_back_takes_its_values_by_role() -> None:
         [CLOCK, TIME_GAP],
     )
     assert calls[-1] == Call("get_time_difference", {"city_1": "Beijing", "city_2": "Tokyo"})
+
+
+DNA = _tool(
+    "fetch_DNA_sequence",
+    "Retrieve the sequence of a DNA molecule with the given id from a public database.",
+    {
+        "DNA_id": {"type": "string", "description": "Unique ID of the DNA molecule."},
+        "format": {"type": "string", "description": "Optional format, e.g. 'fasta', 'genbank'."},
+        "upstream": {"type": "integer", "description": "Optional base pairs upstream."},
+    },
+    ["DNA_id"],
+)
+
+
+def test_each_variant_said_once_more_varies_the_first_ask() -> None:
+    calls = read(
+        "Fetch the DNA sequence with the unique ID 'XYZ123', then fetch the same sequence "
+        "again but this time in 'genbank' format, and finally fetch the sequence once more "
+        "but now with 500 base pairs included upstream.",
+        [DNA],
+    )
+    assert calls[1:] == (
+        Call("fetch_DNA_sequence", {"DNA_id": "XYZ123", "format": "genbank"}),
+        Call("fetch_DNA_sequence", {"DNA_id": "XYZ123", "upstream": 500}),
+    )

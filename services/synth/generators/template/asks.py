@@ -35,16 +35,19 @@ def _each_of(spec: _Tool, new: list[Call], text: str, earlier: Sequence[Call]) -
     return new
 
 
-_SAME = re.compile(r"\b(?:the same|same|again|repeat|likewise|similar|similarly)\b", re.I)
+_SAME = re.compile(
+    r"\b(?:the same|same|again|repeat|likewise|similar|similarly|once more|this time)\b", re.I
+)
 
 
 def _same_again(new: list[Call], text: str, earlier: Sequence[Call]) -> list[Call]:
     """A follow-up that says "the same" ("then do the same for Paris", "fetch it again in
-    genbank format") keeps what the previous call of that function set and it does not
-    restate."""
+    genbank format", "fetch it once more but now with …") keeps what the first call of that
+    function set and it does not restate: each such variant varies the first ask, not the
+    variant before it."""
     if not new or not _SAME.search(text):
         return new
-    before = next((c for c in reversed(earlier) if c.name == new[0].name), None)
+    before = next((c for c in earlier if c.name == new[0].name), None)
     if before is None:
         return new
     return [Call(c.name, {**before.arguments, **c.arguments}) for c in new]
