@@ -1398,3 +1398,39 @@ def test_each_variant_said_once_more_varies_the_first_ask() -> None:
         Call("fetch_DNA_sequence", {"DNA_id": "XYZ123", "format": "genbank"}),
         Call("fetch_DNA_sequence", {"DNA_id": "XYZ123", "upstream": 500}),
     )
+
+
+def _population(name: str, description: str) -> dict:
+    return _tool(
+        name,
+        description,
+        {
+            "country": {"type": "string", "description": "The country."},
+            "species": {"type": "string", "description": "The species."},
+            "years": {"type": "integer", "description": "Number of years."},
+        },
+        ["country", "species", "years"],
+    )
+
+
+POP_HISTORY = _population("population_get_history", "Retrieve the historical population size.")
+POP_PROJECTION = _population("population_get_projection", "Predict the future population size.")
+
+
+def test_a_word_of_the_same_family_as_a_tools_word_routes_to_it() -> None:
+    calls = read(
+        "What is the projected population size of tigers in Nepal?", [POP_HISTORY, POP_PROJECTION]
+    )
+    assert [c.name for c in calls] == ["population_get_projection"]
+
+
+def test_a_clause_fitting_two_siblings_takes_the_one_its_neighbour_did_not() -> None:
+    calls = read(
+        "Give me the population size of tigers in India for the last 5 years. Also provide "
+        "the projected population size of tigers in Nepal for the next 10 years.",
+        [POP_HISTORY, POP_PROJECTION],
+    )
+    assert [(c.name, c.arguments["country"]) for c in calls] == [
+        ("population_get_history", "India"),
+        ("population_get_projection", "Nepal"),
+    ]

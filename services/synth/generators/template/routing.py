@@ -107,10 +107,10 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         if part.strip(" ,.")
         for piece in _ask_split(part, specs, idf)
     ]
-    owners = [_owner(clause, specs, idf) for clause in clauses]
+    owners = _untied([_owner(clause, specs, idf) for clause in clauses], clauses, specs, idf)
     if all(o is None for o in owners):
         whole = _asked(query)
-        scores = [sum(s.words[w] * idf[w] for w in whole if w in s.words) for s in specs]
+        scores = [_overlap(whole, s, idf) for s in specs]
         best = max(range(len(specs)), key=lambda i: scores[i])
         if scores[best] < (0.5 if len(specs) == 1 else _FLOOR):
             return []
@@ -144,10 +144,64 @@ def _asked(text: str) -> set[str]:
     return said | {"currency"} if _CURRENCY.search(text) else said
 
 
+def _overlap(said: set[str], spec: _Tool, idf: Mapping[str, float]) -> float:
+    """The IDF-weighted words a clause shares with a tool; a word of the same family as a
+    tool's word ("projected" ~ "projection", "weigh" ~ "weight") counts as that word."""
+    score = 0.0
+    for word in said:
+        if word in spec.words:
+            score += spec.words[word] * idf[word]
+            continue
+        kin = next((w for w in spec.words if _kin(word, w)), None)
+        if kin is not None:
+            score += spec.words[kin] * idf[kin]
+    return score
+
+
+@lru_cache(maxsize=65536)
+def _kin(said: str, word: str) -> bool:
+    """Whether two long words are of one family: they share most of the shorter one's
+    start, seven letters or more (short words differ too little to tell kin from chance)."""
+    if min(len(said), len(word)) < 7 or not said.isalpha() or not word.isalpha():
+        return False
+    shared = next(
+        (i for i, (a, b) in enumerate(zip(said, word, strict=False)) if a != b),
+        min(len(said), len(word)),
+    )
+    return shared >= 7 and shared >= 0.7 * min(len(said), len(word))
+
+
+def _untied(
+    owners: list[int | None],
+    clauses: Sequence[str],
+    specs: Sequence[_Tool],
+    idf: Mapping[str, float],
+) -> list[int | None]:
+    """A clause that fits two sibling tools equally ("the population size of tigers …" for
+    the history and the projection) while the next or previous ask says which of the two it
+    wants ("the projected population size …"): the other sibling, when the clause holds its
+    own values (it is an ask of its own, not context)."""
+    out = list(owners)
+    for index, clause in enumerate(clauses):
+        if owners[index] is not None:
+            continue
+        said = _asked(clause)
+        scores = [_overlap(said, s, idf) for s in specs]
+        top = max(scores)
+        tied = [i for i, score in enumerate(scores) if score == top]
+        if top < _FLOOR or len(tied) != 2:
+            continue
+        near = {owners[j] for j in (index - 1, index + 1) if 0 <= j < len(owners)}
+        for taken, other in (tied, tied[::-1]):
+            if taken in near and other not in near and _valued(clause):
+                out[index] = other
+    return out
+
+
 def _owner(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> int | None:
     """The tool a clause clearly asks for (by its IDF-weighted shared words), if any."""
     said = _asked(clause)
-    scores = [sum(s.words[w] * idf[w] for w in said if w in s.words) for s in specs]
+    scores = [_overlap(said, s, idf) for s in specs]
     best = max(range(len(specs)), key=lambda i: scores[i])
     ranked = sorted(scores, reverse=True)
     floor = 1.0 if len(specs) == 1 else _FLOOR
@@ -232,6 +286,11 @@ def _verbs(names: tuple[str, ...]) -> tuple[str, ...]:
             found.add(words[0])
             found.update(s for s in VERB_SYNONYMS.get(words[0], ()) if " " not in s)
     return tuple(sorted(found))
+
+
+def _valued(clause: str) -> bool:
+    """Whether a clause says a value of its own (a number, a date, a name)."""
+    return any(m.kind not in ("phrase", "spelled") for m in find_mentions(clause))
 
 
 def _complete(spec: _Tool, clause: str) -> bool:
