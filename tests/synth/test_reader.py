@@ -1434,3 +1434,26 @@ def test_a_clause_fitting_two_siblings_takes_the_one_its_neighbour_did_not() -> 
         ("population_get_history", "India"),
         ("population_get_projection", "Nepal"),
     ]
+
+
+CIRCUMFERENCE = _tool(
+    "circumference",
+    "Calculate the circumference of a circle.",
+    {
+        "radius": {"type": "integer", "description": "The radius of the circle."},
+        "units": {"type": "string", "description": "The unit of the output, e.g. 'cm'."},
+    },
+    ["radius"],
+)
+
+
+def test_a_wish_after_the_last_scene_holds_for_every_scene() -> None:
+    calls = read(
+        "What is the circumference of two circles, where the first circle has a radius of 5m, "
+        "the second circle has a radius of 10m, and I want the output in meters?",
+        [CIRCUMFERENCE],
+    )
+    assert [c.arguments for c in calls] == [
+        {"radius": 5, "units": "meters"},
+        {"radius": 10, "units": "meters"},
+    ]

@@ -20,9 +20,15 @@ _BACK = re.compile(r"\b(?:this|its?)\b|\bthat\s+(?:one|case)\b", re.I)
 case") belongs to that scene."""
 
 
-_FIRST = re.compile(r"\s+(?:where\s+|and\s+)?(?=the\s+first\b)", re.I)
+_FIRST = re.compile(
+    r"\s+(?:where\s+|and\s+)?(?=the\s+first\b)|"
+    r",?\s+and\s+(?=I\s+(?:want|would like|need|prefer|wish)\b)",
+    re.I,
+)
 """Where the first of several scenes starts inside a sentence ("three circles, where the
-first circle has …", "four sets: the first set is …")."""
+first circle has …", "four sets: the first set is …"), and where a wish about all of them
+follows the last ("…, the fourth circle has a radius of 20m, and I want the output in
+meters"): that wish is a clause of its own, shared by every scene."""
 
 
 def _pieces(text: str) -> list[str]:
