@@ -1457,3 +1457,26 @@ def test_a_wish_after_the_last_scene_holds_for_every_scene() -> None:
         {"radius": 5, "units": "meters"},
         {"radius": 10, "units": "meters"},
     ]
+
+
+ENTROPY = _tool(
+    "calculate_entropy_change",
+    "Calculate the entropy change for a reversible process.",
+    {
+        "initial_temp": {"type": "integer", "description": "The initial temperature in Kelvin."},
+        "final_temp": {"type": "integer", "description": "The final temperature in Kelvin."},
+        "heat_capacity": {"type": "float", "description": "The heat capacity in J/K."},
+    },
+    ["initial_temp", "final_temp", "heat_capacity"],
+)
+
+
+def test_a_what_if_after_asks_that_together_hold_the_values_is_a_variant_call() -> None:
+    calls = read(
+        "A process starts at an initial temperature of 300 Kelvin. The heat capacity of the "
+        "system is 4.18 J/K. It ends at a final temperature of 350 Kelvin. Can you calculate "
+        "the entropy change? What if the final temperature is 400 Kelvin?",
+        [ENTROPY],
+    )
+    base = {"initial_temp": 300, "final_temp": 350, "heat_capacity": 4.18}
+    assert [c.arguments for c in calls] == [base, {**base, "final_temp": 400}]

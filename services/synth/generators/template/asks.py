@@ -36,7 +36,9 @@ def _each_of(spec: _Tool, new: list[Call], text: str, earlier: Sequence[Call]) -
 
 
 _SAME = re.compile(
-    r"\b(?:the same|same|again|repeat|likewise|similar|similarly|once more|this time)\b", re.I
+    r"\b(?:the same|same|again|repeat|likewise|similar|similarly|once more|this time|"
+    r"what if|what about|how about)\b",
+    re.I,
 )
 
 

@@ -108,14 +108,25 @@ def _joined(
     spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
 ) -> list[Call] | None:
     """Asks of one tool that only together state a whole set of values ("I have two
-    functions, the first one is '4x+7' and the second one is '2x+5'"): one call."""
+    functions, the first one is '4x+7' and the second one is '2x+5'"): one call; an ask
+    after them that says a variant ("What if the process is not isothermal?") is that call
+    again with what the variant changes."""
     if len(texts) < 2 or not spec.props:
         return None
     required = {n for n, _, needed in spec.props if needed}
     if any(required <= set(c.arguments) for t in texts for c in calls_of(t)):
         return None
-    joined = calls_of(" ".join(texts))
-    return joined if len(joined) == 1 and required <= set(joined[0].arguments) else None
+    cut = next((i for i, t in enumerate(texts) if i and _SAME.search(t)), len(texts))
+    joined = calls_of(" ".join(texts[:cut]))
+    if len(joined) != 1 or not required <= set(joined[0].arguments):
+        return None
+    variants = [calls_of(t) for t in texts[cut:]]  # "What if the process is not isothermal?"
+    if any(len(v) != 1 for v in variants):
+        return None
+    return [
+        *joined,
+        *(Call(spec.name, {**joined[0].arguments, **v[0].arguments}) for v in variants),
+    ]
 
 
 def _followed(
