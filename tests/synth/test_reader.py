@@ -1480,3 +1480,26 @@ def test_a_what_if_after_asks_that_together_hold_the_values_is_a_variant_call() 
     )
     base = {"initial_temp": 300, "final_temp": 350, "heat_capacity": 4.18}
     assert [c.arguments for c in calls] == [base, {**base, "final_temp": 400}]
+
+
+MUSEUM_HOURS = _tool(
+    "museum_get_hours",
+    "Retrieve the opening hours of a museum.",
+    {"museum_name": {"type": "string", "description": "The name of the museum."}},
+    ["museum_name"],
+)
+TRAVEL_TIME = _tool(
+    "location_get_travel_time",
+    "Retrieve the travel time from the current location to a destination.",
+    {"destination": {"type": "string", "description": "The destination."}},
+    ["destination"],
+)
+
+
+def test_a_common_noun_pointing_back_to_a_name_takes_that_name() -> None:
+    calls = read(
+        "Find the opening hours for Louvre Museum, then tell me the travel time from my "
+        "current location to the museum.",
+        [MUSEUM_HOURS, TRAVEL_TIME],
+    )
+    assert calls[-1] == Call("location_get_travel_time", {"destination": "Louvre Museum"})

@@ -72,7 +72,22 @@ def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
                 known.setdefault(key, value)
         taken = {n: known[n] for n in missing if n in known}
         taken.update(_by_role([n for n in missing if n not in taken], out, call.name))
+        taken.update(_named_before(call, out))
         out.append(Call(call.name, {**call.arguments, **taken}) if taken else call)
+    return out
+
+
+def _named_before(call: Call, before: Sequence[Call]) -> dict[str, Any]:
+    """A value that is only the common noun of a name an earlier call set ("the museum"
+    after "Louvre Museum"): that name."""
+    said = [v for c in before for v in c.arguments.values() if isinstance(v, str)]
+    out: dict[str, Any] = {}
+    for key, value in call.arguments.items():
+        if not isinstance(value, str) or not re.fullmatch(r"[a-z]{3,}", value):
+            continue
+        named = [v for v in said if len(v.split()) > 1 and v.split()[-1].lower() == value]
+        if len(set(named)) == 1:
+            out[key] = named[0]
     return out
 
 
