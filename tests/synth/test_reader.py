@@ -1503,3 +1503,19 @@ def test_a_common_noun_pointing_back_to_a_name_takes_that_name() -> None:
         [MUSEUM_HOURS, TRAVEL_TIME],
     )
     assert calls[-1] == Call("location_get_travel_time", {"destination": "Louvre Museum"})
+
+
+PYTHAGORAS = _tool(
+    "pythagoras",
+    "Calculates the hypotenuse of a right triangle from the lengths of the other two sides.",
+    {
+        "a": {"type": "integer", "description": "Length of one side."},
+        "b": {"type": "integer", "description": "Length of the other side."},
+    },
+    ["a", "b"],
+)
+
+
+def test_a_list_of_pairs_makes_one_call_per_pair() -> None:
+    calls = read("Compute the hypotenuse for side lengths 3 and 4, 5 and 12.", [PYTHAGORAS])
+    assert [c.arguments for c in calls] == [{"a": 3, "b": 4}, {"a": 5, "b": 12}]

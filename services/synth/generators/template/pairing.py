@@ -1,18 +1,20 @@
 """Mentions fitted to one tool before matching, and the values a request's structure pairs
 with parameters: options of closed sets left to them, currencies said by name as ISO codes,
-"Tokyo, Japan" as place and region, "from A to B" ends, "base and height as 6 and 10", and
-numbered twins in the order the request says them."""
+"Tokyo, Japan" as place and region, "from A to B" ends, "base and height as 6 and 10",
+numbered twins in the order the request says them, and lists of pairs ("3 and 4, 5 and
+12")."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
+from typing import Any
 
 from services.synth.generators.template.matching import _LISTED, _score
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.specs import _Param, _strict
+from services.synth.generators.template.specs import _kind, _Param, _strict, _Tool
 from services.synth.surface import label
 
 
@@ -217,3 +219,25 @@ def _tuple_items(mentions: Sequence[Mention], size: int, kind: str) -> list[Ment
             continue
         out += [Mention("number", float(p), mention.start, mention.end, p) for p in parts]
     return out
+
+
+_NUM = r"-?\d+(?:\.\d+)?"
+_PAIR = re.compile(rf"({_NUM})\s+and\s+({_NUM})")
+_PAIR_LIST = re.compile(rf"{_NUM}\s+and\s+{_NUM}(?:(?:\s*[,;]|,?\s+and)\s+{_NUM}\s+and\s+{_NUM})+")
+
+
+def _pair_list(spec: _Tool, text: str) -> list[dict[str, Any]] | None:
+    """Pairs of numbers said as a list ("two side lengths: 3 and 4, 5 and 12") for a tool
+    whose required values are two numbers: one set of values per pair, in order."""
+    required = [(n, s) for n, s, needed in spec.props if needed]
+    if len(required) != 2 or any(_kind(s) not in ("integer", "number") for _, s in required):
+        return None
+    found = _PAIR_LIST.search(text)
+    if found is None:
+        return None
+
+    def typed(said: str, schema: Mapping[str, Any]) -> float | int:
+        return int(float(said)) if _kind(schema) == "integer" else float(said)
+
+    (first, one), (second, two) = required
+    return [{first: typed(a, one), second: typed(b, two)} for a, b in _PAIR.findall(found[0])]

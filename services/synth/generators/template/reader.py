@@ -45,6 +45,7 @@ from services.synth.generators.template.pairing import (
     _ends,
     _not_options,
     _order_twins,
+    _pair_list,
     _respective,
     _unplaced,
 )
@@ -92,6 +93,10 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
             calls.extend(scenes)
             continue
         for text in texts:
+            pairs = _pair_list(spec, text)
+            if pairs:
+                calls.extend(Call(spec.name, values) for values in pairs)
+                continue
             new = _same_again(_calls(spec, text, reference), text, calls)
             calls.extend(_each_of(spec, new, text, calls))
     return tuple(_complete_calls(_inherit(calls, specs), specs))
