@@ -1519,3 +1519,25 @@ PYTHAGORAS = _tool(
 def test_a_list_of_pairs_makes_one_call_per_pair() -> None:
     calls = read("Compute the hypotenuse for side lengths 3 and 4, 5 and 12.", [PYTHAGORAS])
     assert [c.arguments for c in calls] == [{"a": 3, "b": 4}, {"a": 5, "b": 12}]
+
+
+QUADRATIC = _tool(
+    "solve_quadratic",
+    "Find the roots of a quadratic equation.",
+    {
+        "a": {"type": "integer", "description": "Coefficient of x squared."},
+        "b": {"type": "integer", "description": "Coefficient of x."},
+        "c": {"type": "integer", "description": "Constant term."},
+    },
+    ["a", "b", "c"],
+)
+
+
+def test_the_last_of_several_scenes_opens_a_scene_of_its_own() -> None:
+    calls = read(
+        "Solve these equations. The first one has coefficients a = 2, b = 5, and c = 3. The "
+        "second equation has coefficients a = 1, b = -3, and c = 2. And the last equation "
+        "has coefficients a = 1, b = 2, and c = 1.",
+        [QUADRATIC],
+    )
+    assert [c.arguments["a"] for c in calls] == [2, 1, 1]

@@ -36,11 +36,12 @@ _CLAUSE = re.compile(
 
 
 _OPENS = re.compile(
-    r"\W*(?:(?:on|in|for|at|with)\s+)?(?:the|a)\s+(?:first|second|third|fourth|fifth|other)\b",
+    r"\W*(?:(?:on|in|for|at|with)\s+)?(?:the|a)\s+(?:first|second|third|fourth|fifth|other|"
+    r"last(?!\s+" + _SPAN_WORDS + r"))\b",
     re.I,
 )
 """A clause that opens with which of several it is about ("In the first scenario", "The
-second one"): a new ask."""
+second one", "the last equation"): a new ask."""
 
 
 _LEAD = re.compile(r"(?:\w+\s+)?\w+,?\s*")

@@ -20,15 +20,14 @@ _BACK = re.compile(r"\b(?:this|its?)\b|\bthat\s+(?:one|case)\b", re.I)
 case") belongs to that scene."""
 
 
-_FIRST = re.compile(
-    r"\s+(?:where\s+|and\s+)?(?=the\s+first\b)|"
-    r",?\s+and\s+(?=I\s+(?:want|would like|need|prefer|wish)\b)",
-    re.I,
-)
+_FIRST = re.compile(r"\s+(?:where\s+|and\s+)?(?=the\s+first\b)", re.I)
 """Where the first of several scenes starts inside a sentence ("three circles, where the
-first circle has …", "four sets: the first set is …"), and where a wish about all of them
-follows the last ("…, the fourth circle has a radius of 20m, and I want the output in
-meters"): that wish is a clause of its own, shared by every scene."""
+first circle has …", "four sets: the first set is …")."""
+
+
+_WISH = re.compile(r",?\s+and\s+(?=I\s+(?:want|would like|need|prefer|wish)\b)", re.I)
+"""Where a wish follows the last scene ("…, the fourth circle has a radius of 20m, and I
+want the output in meters"): a clause of its own, for every scene that says nothing else."""
 
 
 def _pieces(text: str) -> list[str]:
@@ -44,6 +43,7 @@ def _scene_calls(
     if any(re.search(r"\brespectively\b", t, re.I) for t in texts):
         return None  # values given as lists that line up, not scene by scene
     pieces = [p for t in texts for p in _pieces(t)]
+    pieces[-1:] = _WISH.split(pieces[-1], maxsplit=1) if pieces else []
     required = {n for n, _, needed in spec.props if needed}
     own = [calls_of(p) for p in pieces]
     if any(len(c) > 1 and all(required <= set(x.arguments) for x in c) for c in own):
