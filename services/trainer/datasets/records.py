@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,10 +32,12 @@ __all__ = [
     "ReplayedState",
     "TaskBook",
     "broken_hard",
+    "group_by_branch",
     "parse_records",
     "row_for",
     "state_digest",
     "state_key",
+    "with_task",
 ]
 
 REPORT_ROUNDING = 1e-3
@@ -251,15 +253,24 @@ Branches = dict[tuple[str, int], dict[int, list[RepairRecord]]]
 """(plan_id, branch_id) → round → that round's records, each in first-seen order."""
 
 
-def group_by_branch(records: Iterable[RepairRecord], book: TaskBook, tally: Tally) -> Branches:
-    """Records by branch and round; records without a task are skipped (``missing_task``)."""
-    branches: Branches = {}
+def with_task(
+    records: Iterable[RepairRecord], book: TaskBook, tally: Tally
+) -> Iterator[RepairRecord]:
+    """The records whose task ``book`` holds, counted in ``tally``; the others are skipped
+    (``missing_task``)."""
     for record in records:
         tally.seen += 1
         if record.task_id not in book:
             tally.skip("missing_task")
             continue
         tally.kept += 1
+        yield record
+
+
+def group_by_branch(records: Iterable[RepairRecord], book: TaskBook, tally: Tally) -> Branches:
+    """Records by branch and round; records without a task are skipped (``missing_task``)."""
+    branches: Branches = {}
+    for record in with_task(records, book, tally):
         rounds = branches.setdefault((record.plan_id, record.branch_id), {})
         rounds.setdefault(record.round, []).append(record)
     return branches

@@ -31,6 +31,7 @@ from services.trainer.datasets.records import (
     TaskBook,
     parse_records,
     row_for,
+    with_task,
 )
 from services.trainer.datasets.repair_trajectories import build_trajectory_sft
 from services.trainer.datasets.stats import Tally
@@ -51,12 +52,7 @@ def group_by_state(records: Iterable[RepairRecord], book: TaskBook, tally: Tally
     """Records by (task_id, canonical state), first-seen order; records without a task are
     skipped (``missing_task``)."""
     groups: StateGroups = {}
-    for record in records:
-        tally.seen += 1
-        if record.task_id not in book:
-            tally.skip("missing_task")
-            continue
-        tally.kept += 1
+    for record in with_task(records, book, tally):
         groups.setdefault((record.task_id, record.state), []).append(record)
     return groups
 

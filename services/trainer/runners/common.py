@@ -21,6 +21,7 @@ from typing import Any
 
 from services.trainer.configs import Hyper
 from services.trainer.models import save_checkpoint
+from services.trainer.runners.attention import causal_training
 
 __all__ = [
     "Callback",
@@ -203,8 +204,6 @@ def trainer_callback(state: RunState, keeper: CheckpointKeeper, tokenizer: Any) 
 def train_with(trainer: Any, state: RunState, keeper: CheckpointKeeper, tokenizer: Any) -> dict:
     """Run a TRL trainer to the end or to cancellation; then :meth:`RunState.finish`."""
     from transformers import PrinterCallback
-
-    from services.trainer.runners.attention import causal_training
 
     trainer.remove_callback(PrinterCallback)
     state.started = time.perf_counter()
