@@ -22,17 +22,23 @@ def _each_of(spec: _Tool, new: list[Call], text: str, earlier: Sequence[Call]) -
     if len(new) != 1 or not _BACK.search(text):
         return new
     missing = [n for n, _, needed in spec.props if needed and n not in new[0].arguments]
-    before = []
-    for call in reversed(earlier):
-        if call.name == spec.name or (before and call.name != before[-1].name):
-            break
-        before.append(call)
+    before = _run_before(earlier, spec.name)
     for name in missing:
-        found = [c.arguments[name] for c in reversed(before) if name in c.arguments]
+        found = [c.arguments[name] for c in before if name in c.arguments]
         unique = [v for i, v in enumerate(found) if v not in found[:i]]
         if len(unique) > 1:
             return [Call(spec.name, {**new[0].arguments, name: v}) for v in unique]
     return new
+
+
+def _run_before(earlier: Sequence[Call], name: str) -> list[Call]:
+    """The calls just before, of one function other than ``name``, in their order."""
+    run: list[Call] = []  # nearest first
+    for call in reversed(earlier):
+        if call.name == name or (run and call.name != run[-1].name):
+            break
+        run.append(call)
+    return run[::-1]
 
 
 _SAME = re.compile(
@@ -99,12 +105,7 @@ def _by_role(missing: list[str], before: Sequence[Call], name: str) -> dict[str,
     locations" after a trip "from San Francisco to Palo Alto" (``start_point`` takes what
     ``start_location`` set), "the time difference between the two cities" after the time in
     Beijing and in Tokyo (``city_1``, ``city_2`` take the places the calls before set)."""
-    run: list[Call] = []  # the nearest calls before, of one other function
-    for call in reversed(before):
-        if call.name == name or (run and call.name != run[-1].name):
-            break
-        run.append(call)
-    run.reverse()
+    run = _run_before(before, name)
     taken: dict[str, Any] = {}
     for want in missing:
         role = label(want).split()
