@@ -158,6 +158,28 @@ def _assign(
     empty = [p for p in empty if not p.spans]
     if empty:
         _match(empty, [m for m in mentions if m.kind == "phrase"], text)
+    for param in params:
+        _qualified(param, text, nouns)
+
+
+def _qualified(param: _Param, text: str, nouns: frozenset[str]) -> None:
+    """An optional text parameter named by a noun the request says takes the words that
+    qualify that noun ("with a city view" for ``view``, "red dominant color" for
+    ``dominant_color``): saying the parameter's own noun ties the words to it."""
+    if param.required or param.spans or param.kind != "string" or _closed(param):
+        return
+    if "enum" in param.schema:
+        return
+    own = {stem(w) for w in words(label(param.name))} - KIND_WORDS - nouns
+    said = qualifiers(text, frozenset(own)) if own else []
+    offered = {h.lower() for h in param.hints}  # "the real roots" when 'real' is offered
+    said = [
+        m
+        for m in said
+        if m.text.lower() in offered or not {stem(w) for w in words(m.text)} & param.shared
+    ]  # "a hotel room" for ``room_type``: the tool's own word, no kind of room
+    if len(said) == 1:
+        param.spans.append(said[0])
 
 
 def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:

@@ -22,9 +22,9 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]+")
 _NOT_QUALIFIER = frozenset(
     "best top nearest closest local nearby good great popular famous recent latest new "
     "next last past previous upcoming coming current following same other another each "
-    "every all some any many much few several more most total average overall entire whole "
-    "full about over under into through during between per via than like near this that "
-    "these those its their his her our your".split()
+    "every all some any many much few several various different more most total average "
+    "overall entire whole full about over under into through during between per via than "
+    "like near this that these those its their his her our your".split()
 )
 """Words before a noun that rank, place or count it rather than say which kind it is."""
 _NUMBER_WORD = re.compile(
@@ -59,7 +59,7 @@ def qualifiers(text: str, nouns: frozenset[str]) -> list[Mention]:
 
 def _qualifies(word: str, nouns: frozenset[str]) -> bool:
     plain = word not in STOPWORDS and word not in ASK_WORDS and word not in _NOT_QUALIFIER
-    participle = word.endswith("ed")  # "a customized contract": how, not which kind
+    participle = len(word) > 4 and word.endswith("ed")  # "a customized contract": how
     counted = bool(_NUMBER_WORD.fullmatch(word))  # "three personality traits"
     return plain and not participle and not counted and stem(word) not in nouns and word.isalpha()
 
