@@ -34,11 +34,20 @@ ROOMS = _tool(
 )
 
 
-def test_an_optional_parameter_named_by_a_noun_takes_the_words_that_qualify_it() -> None:
-    calls = read("Repaint the north wall with a green finish color.", [PAINT])
-    assert calls == (Call("repaint_wall", {"wall": "north", "finish_color": "green"}),)
+SAVINGS = _tool(
+    "estimate_fuel_savings",
+    "Estimate the money saved by a switch of heating.",
+    {
+        "fuel_type": {"type": "string", "description": "Type of the heating fuel."},
+        "months": {"type": "integer", "description": "How many months."},
+        "region": {"type": "string", "description": "The region. Default 'Ohio'."},
+    },
+    ["fuel_type", "months"],
+)
 
 
-def test_the_tools_own_word_before_the_noun_is_no_kind_of_it() -> None:
-    calls = read("Reserve a hotel room in Lisbon.", [ROOMS])
-    assert calls == (Call("hotel_reserve", {"city": "Lisbon"}),)
+def test_a_name_said_after_in_is_evidence_for_an_optional_place() -> None:
+    calls = read("Estimate savings with pellet fuel over 3 months in Vermont.", [SAVINGS])
+    assert calls == (
+        Call("estimate_fuel_savings", {"fuel_type": "pellet", "months": 3, "region": "Vermont"}),
+    )

@@ -8,9 +8,10 @@ import re
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
+from services.synth.generators.template.kinds import qualified, said_kinds
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.specs import _kind, _Param
+from services.synth.generators.template.specs import _closed, _kind, _Param
 from services.synth.generators.template.wording import KIND_WORDS, qualifiers, unit_fit
 from services.synth.surface import label
 
@@ -86,15 +87,6 @@ def _score(param: _Param, mention: Mention) -> float:
     return compat * max(1.0 + context, 0.1)
 
 
-_CLOSED = re.compile(r"\b(?:can be|can be either|either|one of|must be)\s*:?\s*['\"]", re.I)
-
-
-def _closed(param: _Param) -> bool:
-    """Whether a description closes its parameter's values to the quoted ones it lists
-    ("Can be 'summary' or 'detailed'")."""
-    return bool(_CLOSED.search(str(param.schema.get("description", ""))))
-
-
 def _calendar_year(param: _Param) -> bool:
     """Whether ``param`` is a calendar year: its name ends in "year" ("year1",
     "start_year"; not "years", a span, nor "payment_per_year", a rate)."""
@@ -147,7 +139,8 @@ def _assign(
 ) -> None:
     """Typed mentions first; for required text parameters still empty, the words that
     qualify one of the tool's nouns ("jazz events"), then bare phrases."""
-    _match(params, [m for m in mentions if m.kind != "phrase"], text)
+    said_kinds(params, text, nouns)
+    _match([p for p in params if not p.spans], [m for m in mentions if m.kind != "phrase"], text)
     empty = [p for p in params if p.required and not p.spans and p.kind == "string"]
     kinds = [p for p in empty if not p.stems.keys() & _PLACE]  # a place is no kind of thing
     if kinds:
@@ -159,27 +152,7 @@ def _assign(
     if empty:
         _match(empty, [m for m in mentions if m.kind == "phrase"], text)
     for param in params:
-        _qualified(param, text, nouns)
-
-
-def _qualified(param: _Param, text: str, nouns: frozenset[str]) -> None:
-    """An optional text parameter named by a noun the request says takes the words that
-    qualify that noun ("with a city view" for ``view``, "red dominant color" for
-    ``dominant_color``): saying the parameter's own noun ties the words to it."""
-    if param.required or param.spans or param.kind != "string" or _closed(param):
-        return
-    if "enum" in param.schema:
-        return
-    own = {stem(w) for w in words(label(param.name))} - KIND_WORDS - nouns
-    said = qualifiers(text, frozenset(own)) if own else []
-    offered = {h.lower() for h in param.hints}  # "the real roots" when 'real' is offered
-    said = [
-        m
-        for m in said
-        if m.text.lower() in offered or not {stem(w) for w in words(m.text)} & param.shared
-    ]  # "a hotel room" for ``room_type``: the tool's own word, no kind of room
-    if len(said) == 1:
-        param.spans.append(said[0])
+        qualified(param, text, nouns)
 
 
 def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
@@ -327,7 +300,13 @@ def _evidence(param: _Param, mention: Mention) -> bool:
     pattern = param.schema.get("pattern")
     if pattern and re.fullmatch(str(pattern), str(mention.value)):
         return True
-    return _near(param, mention)
+    return _near(param, mention) or _placed(param, mention)
+
+
+def _placed(param: _Param, mention: Mention) -> bool:
+    """A name said after "in", "near" or "at" ("in Rome, Italy") for a place parameter."""
+    said = mention.kind == "name" and mention.before[-1:] and mention.before[-1] in _PLACE_PREP
+    return bool(said) and bool(param.stems.keys() & _PLACE)
 
 
 def _near(param: _Param, mention: Mention, ahead: int = 2) -> bool:

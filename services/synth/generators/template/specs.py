@@ -145,3 +145,12 @@ def _naming(spec: _Tool) -> frozenset[str]:
 def _strict(param: _Param) -> bool:
     items = param.schema.get("items") if isinstance(param.schema.get("items"), Mapping) else {}
     return "enum" in param.schema or "enum" in (items or {})
+
+
+_CLOSED = re.compile(r"\b(?:can be|can be either|either|one of|must be)\s*:?\s*['\"]", re.I)
+
+
+def _closed(param: _Param) -> bool:
+    """Whether a description closes its parameter's values to the quoted ones it lists
+    ("Can be 'summary' or 'detailed'")."""
+    return bool(_CLOSED.search(str(param.schema.get("description", ""))))
