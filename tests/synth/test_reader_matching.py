@@ -51,3 +51,20 @@ def test_a_name_said_after_in_is_evidence_for_an_optional_place() -> None:
     assert calls == (
         Call("estimate_fuel_savings", {"fuel_type": "pellet", "months": 3, "region": "Vermont"}),
     )
+
+
+HEADLINES = _tool(
+    "headlines",
+    "Fetch news headlines on a topic.",
+    {
+        "topic": {"type": "string", "description": "The topic of the news."},
+        "count": {"type": "integer", "description": "The number of headlines to return."},
+    },
+    ["topic"],
+)
+
+
+def test_a_count_said_a_few_words_before_what_it_counts_is_read() -> None:
+    for said, count in (("seven", 7), ("12", 12)):
+        calls = read(f"Show me {said} major local headlines about Solar Energy.", [HEADLINES])
+        assert calls == (Call("headlines", {"topic": "Solar Energy", "count": count}),)

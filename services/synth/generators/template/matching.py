@@ -300,7 +300,8 @@ def _evidence(param: _Param, mention: Mention) -> bool:
     pattern = param.schema.get("pattern")
     if pattern and re.fullmatch(str(pattern), str(mention.value)):
         return True
-    return _near(param, mention) or _placed(param, mention)
+    counted = mention.kind in ("number", "spelled") and param.kind == "integer"
+    return _near(param, mention) or _placed(param, mention) or (counted and _counts(param, mention))
 
 
 def _placed(param: _Param, mention: Mention) -> bool:
