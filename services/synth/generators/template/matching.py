@@ -83,7 +83,10 @@ def _score(param: _Param, mention: Mention) -> float:
     for distance, word in enumerate(mention.after):
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
     if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
-        context += unit_fit(f"{label(param.name)} {schema.get('description', '')}", mention)
+        fit = unit_fit(f"{label(param.name)} {schema.get('description', '')}", mention)
+        if fit < 0:
+            return 0.0  # "2 meters" is never a charge in Coulombs
+        context += fit
     return compat * max(1.0 + context, 0.1)
 
 

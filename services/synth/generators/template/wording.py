@@ -101,10 +101,21 @@ _DIMENSIONS: dict[str, frozenset[str]] = {
     "temperature": frozenset("k kelvin celsius fahrenheit degree degrees °c °f c f".split()),
     "mass": frozenset("kg g mg kilogram kilograms gram grams lb lbs pound pounds".split()),
     "mole": frozenset("mol mole moles".split()),
+    "length": frozenset(
+        "m meter meters metre metres km kilometer kilometers cm mm mile miles ft feet foot "
+        "inch inches yard yards".split()
+    ),
+    "time": frozenset("s sec secs second seconds min minute minutes hr hrs hour hours".split()),
+    "charge": frozenset("coulomb coulombs".split()),
 }
 """What a parameter measures, by a word of its name or description, and the units a
 request states such a value in."""
-_DIMENSION_WORDS = {"weight": "mass", "quantity": "mole", "moles": "mole", "temp": "temperature"}
+_DIMENSION_WORDS = {
+    "weight": "mass", "quantity": "mole", "moles": "mole", "temp": "temperature",
+    "distance": "length", "radius": "length", "height": "length", "width": "length",
+    "diameter": "length", "meters": "length", "metres": "length", "duration": "time",
+    "seconds": "time", "coulombs": "charge",
+}  # fmt: skip
 
 
 def unit_fit(said: str, mention: Mention) -> float:

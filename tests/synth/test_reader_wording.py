@@ -1,0 +1,35 @@
+"""The reader's wording of units and kinds (``template.wording``)."""
+
+from __future__ import annotations
+
+from services.synth.generators.template.reader import read
+from tests.synth.test_reader_matching import _tool
+
+FIELD = _tool(
+    "field_strength",
+    "Electric field strength near a point charge.",
+    {
+        "charge": {"type": "integer", "description": "The charge in Coulombs."},
+        "distance": {"type": "number", "description": "The distance from it in meters."},
+    },
+    ["charge", "distance"],
+)
+TRIP = _tool(
+    "trip_time",
+    "How long a trip takes.",
+    {
+        "distance": {"type": "integer", "description": "How far to go."},
+        "duration": {"type": "integer", "description": "How long the stop is."},
+    },
+    ["distance"],
+)
+
+
+def test_a_number_in_a_unit_of_another_dimension_is_never_the_value() -> None:
+    calls = read("The field strength at 2 meters and 3 meters from the same charge?", [FIELD])
+    assert [c.arguments for c in calls] == [{"distance": 2.0}, {"distance": 3.0}]
+
+
+def test_lengths_and_times_are_dimensions_of_their_own() -> None:
+    calls = read("The trip: 3 hours of stops, then 40 miles.", [TRIP])
+    assert calls[0].arguments["distance"] == 40
