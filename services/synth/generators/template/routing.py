@@ -25,8 +25,12 @@ _SPAN_WORDS = (
 of several asks."""
 
 
+_TITLED = "".join(rf"(?<!\b{t}\.)" for t in ("Mr", "Mrs", "Ms", "Dr", "Prof"))
+"""Before "Mr. John Doe", "Dr. Smith": a title's period ends no sentence."""
+
+
 _CLAUSE = re.compile(
-    r"(?<=[?!])\s+|(?<=\.)\s+(?-i:(?![a-z]))|"  # "Apple Inc. is": no sentence end
+    r"(?<=[?!])\s+|(?<=\.)" + _TITLED + r"\s+(?-i:(?![a-z]))|"  # "Apple Inc. is": no end
     r"\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|followed by|furthermore|moreover|plus)\b,?\s*|"
     r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
