@@ -1541,3 +1541,30 @@ def test_the_last_of_several_scenes_opens_a_scene_of_its_own() -> None:
         [QUADRATIC],
     )
     assert [c.arguments["a"] for c in calls] == [2, 1, 1]
+
+
+HOUSES = _tool(
+    "house_price",
+    "Predict the price of a house.",
+    {"area": {"type": "integer", "description": "The area in square feet."}},
+    ["area"],
+)
+ODDS = _tool(
+    "lottery_odds",
+    "The probability of winning a lottery.",
+    {"outcomes": {"type": "integer", "description": "The number of possible outcomes."}},
+    ["outcomes"],
+)
+
+
+def test_a_closing_sentence_that_lists_the_asks_again_asks_nothing_new() -> None:
+    query = (
+        "Predict the price of a house of 2000 square feet. Then the probability of winning a"
+        " lottery with 1000 possible outcomes. Can you give me the price of the house of 2000"
+        " square feet and the odds?"
+    )
+    calls = read(query, [HOUSES, ODDS])
+    assert calls == (
+        Call("house_price", {"area": 2000}),
+        Call("lottery_odds", {"outcomes": 1000}),
+    )

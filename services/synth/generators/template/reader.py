@@ -83,23 +83,34 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     query = _unquoted_names(_unwrapped(query), specs)
     calls: list[Call] = []
     for spec, texts in _runs(_route(query, specs)):
-        calls_of = partial(_calls, spec, reference=reference)
-        scenes = (
-            _scene_calls(spec, texts, calls_of)
-            or _joined(spec, texts, calls_of)
-            or _followed(spec, texts, calls_of)
-        )
-        if scenes:
-            calls.extend(scenes)
-            continue
-        for text in texts:
-            pairs = _pair_list(spec, text)
-            if pairs:
-                calls.extend(Call(spec.name, values) for values in pairs)
-                continue
-            new = _same_again(_calls(spec, text, reference), text, calls)
-            calls.extend(_each_of(spec, new, text, calls))
+        new = _run_calls(spec, texts, calls, reference)
+        calls.extend([c for c in new if c not in calls])  # a closing recap: nothing new
     return tuple(_complete_calls(_inherit(calls, specs), specs))
+
+
+def _run_calls(
+    spec: _Tool, texts: Sequence[str], earlier: Sequence[Call], reference: date | None
+) -> list[Call]:
+    """The calls of one run of asks of ``spec``. A call that repeats one an earlier run made
+    is left out by :func:`read`: a closing sentence that lists the asks again ("Can you
+    provide the house price, the lawsuits involving Mr. John Doe …?") asks nothing new."""
+    calls_of = partial(_calls, spec, reference=reference)
+    scenes = (
+        _scene_calls(spec, texts, calls_of)
+        or _joined(spec, texts, calls_of)
+        or _followed(spec, texts, calls_of)
+    )
+    if scenes:
+        return scenes
+    calls = list(earlier)
+    for text in texts:
+        pairs = _pair_list(spec, text)
+        if pairs:
+            calls.extend(Call(spec.name, values) for values in pairs)
+            continue
+        new = _same_again(_calls(spec, text, reference), text, calls)
+        calls.extend(_each_of(spec, new, text, calls))
+    return calls[len(earlier) :]
 
 
 def _runs(groups: Sequence[tuple[_Tool, str]]) -> list[tuple[_Tool, list[str]]]:
