@@ -33,3 +33,20 @@ def test_a_number_in_a_unit_of_another_dimension_is_never_the_value() -> None:
 def test_lengths_and_times_are_dimensions_of_their_own() -> None:
     calls = read("The trip: 3 hours of stops, then 40 miles.", [TRIP])
     assert calls[0].arguments["distance"] == 40
+
+
+DENSITY = _tool(
+    "density",
+    "The density of a substance.",
+    {
+        "mass": {"type": "number", "description": "The mass in kilograms."},
+        "volume": {"type": "number", "description": "The volume in cubic meters."},
+        "unit": {"type": "string", "description": "The unit of the result."},
+    },
+    ["mass", "volume"],
+)
+
+
+def test_a_unit_of_units_is_one_value() -> None:
+    calls = read("The density of 10 kg of it in 2 cubic meters, in g/cm³.", [DENSITY])
+    assert calls[0].arguments["unit"] == "g/cm³"

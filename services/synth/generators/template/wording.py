@@ -65,17 +65,18 @@ def _qualifies(word: str, nouns: frozenset[str]) -> bool:
 
 
 _UNIT_WORD = re.compile(
-    r"\bin\s+(?:square\s+|cubic\s+)?(miles?|kilomet(?:er|re)s?|met(?:er|re)s?|feet|foot|"
-    r"inch(?:es)?|yards?|centimet(?:er|re)s?|millimet(?:er|re)s?|celsius|fahrenheit|kelvin|"
+    r"\bin\s+(?:square\s+|cubic\s+)?((?!and/|or/)[a-z]{1,3}/[a-z]{1,3}(?:\^?[23]|[²³])?(?![\w/^])|"
+    r"miles?|kilomet(?:er|re)s?|met(?:er|re)s?|feet|foot|inch(?:es)?|yards?|"
+    r"centimet(?:er|re)s?|millimet(?:er|re)s?|celsius|fahrenheit|kelvin|"
     r"pounds|kilograms?|grams?|ounces?|liters?|litres?|gallons?|seconds?|minutes?|hours?|"
-    r"km/h|mph|m/s|km|cm|mm|kg|lbs?)\b",
+    r"mph|km|cm|mm|kg|lbs?)\b",
     re.I,
 )
 
 
 def unit_said(name: str, kind: str, text: str) -> list[str]:
-    """A unit parameter's value said as "in miles", "in square meters" ("the distance in
-    miles" for ``unit``): the reader asks it when none of the options its description
+    """A unit parameter's value said as "in miles", "in square meters", "in kg/m³" (a unit
+    of units is one value): the reader asks it when none of the options its description
     offers is said."""
     if kind != "string" or "unit" not in {stem(w) for w in words(label(name))}:
         return []
