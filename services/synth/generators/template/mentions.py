@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from services.synth.generators.template.concepts import phrase_span
 from services.synth.generators.template.phrases import stem
 from services.synth.surface import find_dates, find_times
 
@@ -254,7 +255,8 @@ def find_mentions(
         found.add(m.start(), m.end(), "spelled", _spelled(m[0]))
     for m in _PHRASE.finditer(text):
         if not set(m[1].split()) <= _FILLER and m[1].split()[0] not in _NOT_PHRASE:
-            found.add(m.start(1), m.end(1), "phrase", m[1])
+            start, end = phrase_span(text, m.start(1), m.end(1))
+            found.add(start, end, "phrase", text[start:end])
     return _mentions(text, _places(text, sorted(found.spans)))
 
 

@@ -1,0 +1,32 @@
+"""Plain phrases shaped as values (``template.concepts``)."""
+
+from __future__ import annotations
+
+from services.synth.calls import Call
+from services.synth.generators.template.concepts import phrase_span
+from services.synth.generators.template.reader import read
+from tests.synth.test_reader_matching import _tool
+
+ORIGIN = _tool(
+    "idea_origin",
+    "Who first proposed an idea.",
+    {"idea": {"type": "string", "description": "The idea."}},
+    ["idea"],
+)
+
+
+def test_a_named_idea_keeps_its_head() -> None:
+    for query in (
+        "Who first proposed the principle of least action?",
+        "Who first proposed the wording of the principle of least action?",
+    ):
+        calls = read(query, [ORIGIN])
+        assert calls == (Call("idea_origin", {"idea": "principle of least action"}),)
+
+
+def test_a_trailing_participle_is_no_part_of_a_phrase() -> None:
+    text = "the year of universal gravitation published by Newton"
+    start = text.index("universal")
+    assert text[
+        slice(*phrase_span(text, start, start + len("universal gravitation published")))
+    ] == ("universal gravitation")
