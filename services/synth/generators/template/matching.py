@@ -11,7 +11,7 @@ from itertools import pairwise
 from services.synth.generators.template.kinds import qualified, said_kinds
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.specs import _closed, _kind, _Param
+from services.synth.generators.template.specs import _closed, _kind, _Param, undefaulted
 from services.synth.generators.template.wording import KIND_WORDS, qualifiers, unit_fit
 from services.synth.surface import label
 
@@ -83,7 +83,7 @@ def _score(param: _Param, mention: Mention) -> float:
     for distance, word in enumerate(mention.after):
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
     if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
-        fit = unit_fit(f"{label(param.name)} {schema.get('description', '')}", mention)
+        fit = unit_fit(f"{label(param.name)} {undefaulted(schema)}", mention)
         if fit < 0:
             return 0.0  # "2 meters" is never a charge in Coulombs
         context += fit

@@ -88,6 +88,8 @@ def _new_param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
     ):
         weights["usd"] = 1.0
     for word in _stems(str(schema.get("description", ""))):
+        weights[word] = 0.5  # words of what the default is: less of what is asked
+    for word in _stems(undefaulted(schema)):
         weights[word] = 1.0
     for word in _stems(label(name)):
         weights[word] = 2.0
@@ -154,3 +156,13 @@ def _closed(param: _Param) -> bool:
     """Whether a description closes its parameter's values to the quoted ones it lists
     ("Can be 'summary' or 'detailed'")."""
     return bool(_CLOSED.search(str(param.schema.get("description", ""))))
+
+
+_DEFAULTING = re.compile(r"\b(?:defaults?|if not (?:provided|specified|given))\b[^.]*", re.I)
+
+
+def undefaulted(schema: Mapping[str, Any]) -> str:
+    """A description without what it says of the default ("If not provided, will default
+    to that of water at room temperature"): that says nothing of what a request ties to
+    the parameter."""
+    return _DEFAULTING.sub(" ", str(schema.get("description", "")))

@@ -1,0 +1,43 @@
+"""The schemas as the reader sees them (``template.specs``)."""
+
+from __future__ import annotations
+
+from services.synth.calls import Call
+from services.synth.generators.template.reader import read
+from services.synth.generators.template.specs import _param, undefaulted
+from tests.synth.test_reader_matching import _tool
+
+MIXING = _tool(
+    "final_temperature",
+    "The temperature after mixing two bodies.",
+    {
+        "mass1": {"type": "integer", "description": "The mass of the first body (kg)."},
+        "temperature1": {"type": "integer", "description": "The first temperature (Celsius)."},
+        "mass2": {"type": "integer", "description": "The mass of the second body (kg)."},
+        "temperature2": {"type": "integer", "description": "The second temperature (Celsius)."},
+        "heat_capacity": {
+            "type": "number",
+            "description": "Heat capacity in kJ/kg/K. If not provided, that of water at room"
+            " temperature.",
+        },
+    },
+    ["mass1", "temperature1", "mass2", "temperature2"],
+)
+
+
+def test_words_of_the_default_say_less_of_what_is_asked() -> None:
+    schema = {"type": "string", "description": "The medium of the field. Default is vacuum."}
+    assert "vacuum" not in undefaulted(schema)
+    stems = _param("medium", schema, False).stems
+    assert stems["vacuum"] < stems["field"]
+
+
+def test_a_value_goes_to_what_it_measures_not_to_the_words_of_a_default() -> None:
+    query = "Mix 20 kg of water at 30 degree Celsius with 15 kg of water at 60 degree Celsius."
+    calls = read(query, [MIXING])
+    assert calls == (
+        Call(
+            "final_temperature",
+            {"mass1": 20, "temperature1": 30, "mass2": 15, "temperature2": 60},
+        ),
+    )
