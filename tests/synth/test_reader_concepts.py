@@ -30,3 +30,19 @@ def test_a_trailing_participle_is_no_part_of_a_phrase() -> None:
     assert text[
         slice(*phrase_span(text, start, start + len("universal gravitation published")))
     ] == ("universal gravitation")
+
+
+TRAITS = _tool(
+    "traits_of",
+    "Personality traits of people by hobby.",
+    {"hobby": {"type": "string", "description": "The hobby."}},
+    ["hobby"],
+)
+
+
+def test_who_a_phrase_is_about_is_no_value_what_they_do_is() -> None:
+    for query, hobby in (
+        ("Find the traits of people who like gardening.", "gardening"),
+        ("Find the traits of folks who write about birdwatching.", "birdwatching"),
+    ):
+        assert read(query, [TRAITS]) == (Call("traits_of", {"hobby": hobby}),)

@@ -14,18 +14,29 @@ _HEAD = (
 )
 _HEADED = re.compile(rf"\bthe\s+({_HEAD}\s+of\s+)$", re.I)
 """The head of a named idea just before a phrase ("the theory of" relativity)."""
-_TAIL = re.compile(
-    r"\s+of\s+[a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|"
-    r"as|if|is|are)\b)[a-z][\w'-]*){0,2}"
-)
+_TAIL = re.compile(r"\s+of\s+(?=[a-z])")
 """What a head said last in a phrase names ("the discovery of the theory" of relativity)."""
+
+
+_RELATIVE = re.compile(r"[a-z]+\s+who\s+[a-z]+(?:\s+(?:about|on|with|in))?\s+(?=[a-z])")
+"""Who a phrase is about, before what they do ("people who like" jogging, "twitter who
+tweets about" psychology): the value is what they do it to."""
+_WORDS = re.compile(
+    r"[a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|as|if|is|"
+    r"are)\b)[a-z][\w'-]*){0,2}"
+)
 
 
 def phrase_span(text: str, start: int, end: int) -> tuple[int, int]:
     """Where the value of the phrase ``text[start:end]`` lies."""
+    relative = _RELATIVE.match(text, start)
+    if relative:
+        said = _WORDS.match(text, relative.end())
+        start, end = (relative.end(), said.end()) if said else (start, end)
     if re.fullmatch(_HEAD, text[start:end].split()[-1], re.I):
         tail = _TAIL.match(text, end)
-        end = tail.end() if tail else end
+        said = _WORDS.match(text, tail.end()) if tail else None
+        end = said.end() if said else end
     said = text[start:end].split()
     while len(said) > 1 and len(said[-1]) > 4 and said[-1].endswith("ed"):
         said.pop()  # "universal gravitation published": the participle tells what was done
