@@ -68,3 +68,12 @@ def test_a_count_said_a_few_words_before_what_it_counts_is_read() -> None:
     for said, count in (("seven", 7), ("12", 12)):
         calls = read(f"Show me {said} major local headlines about Solar Energy.", [HEADLINES])
         assert calls == (Call("headlines", {"topic": "Solar Energy", "count": count}),)
+
+
+def test_numbers_each_said_with_the_same_unit_are_one_list() -> None:
+    query = "What would I save with pellet fuel for 12 months and wood fuel for 8 months?"
+    calls = read(query, [SAVINGS])
+    assert [(c.arguments["fuel_type"], c.arguments["months"]) for c in calls] == [
+        ("pellet", 12),
+        ("wood", 8),
+    ]

@@ -244,11 +244,20 @@ def _continues(param: _Param, mention: Mention, text: str, left: Sequence[Mentio
     first = min(param.spans, key=lambda m: m.start)
     if mention.end <= first.start:  # "10 years and 20 years": 20 won the first round
         unit = _UNIT_LISTED.fullmatch(text[mention.end : first.start])
-        return bool(unit) and first.after[:1] == (unit[1].lower(),)
+        if unit:
+            return first.after[:1] == (unit[1].lower(),)
+        return _same_unit(mention, first) and _coordinated(text, mention, first)
     last = param.spans[-1]
     fit = _score(param, mention)
     skipped = any(last.end <= m.start < mention.start and _score(param, m) >= fit for m in left)
     return not skipped and _coordinated(text, last, mention)
+
+
+def _same_unit(one: Mention, two: Mention) -> bool:
+    """Two numbers each said with the same unit word ("solar for 12 months and wind for 8
+    months"): values of one list, whatever is said between them."""
+    said = one.kind == two.kind == "number" and one.after[:1] == two.after[:1]
+    return said and bool(one.after) and one.after[0].isalpha()
 
 
 def _coordinated(text: str, first: Mention, then: Mention) -> bool:
