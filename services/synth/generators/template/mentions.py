@@ -87,6 +87,7 @@ _JOINING = frozenset(
     "and or but with of in for at on from to after before while by is are was were s".split()
 )
 _PUNCT = re.compile(r"[,;:.?!()—]")
+_JOINED = re.compile(r"\b(?:and|or)\b|[,;]")
 _AT = re.compile(r"^,?\s*(?:at|@)\s+")
 _TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
 _AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
@@ -405,9 +406,19 @@ def _sentence_start(text: str, start: int) -> bool:
     return not before or before[-1] in ".?!:;"
 
 
+_MEASURE = frozenset(
+    "length height width depth diameter radius size area volume weight mass duration "
+    "distance thickness altitude elevation".split()
+)
+"""What "in" names after a number's unit ("12 feet in length", "2 cm in diameter")."""
+
+
 def _after(tail: list[str]) -> tuple[str, ...]:
     """The words that describe a mention from behind: up to three, up to a joining word
-    ("base 6 and height 10": 6 gets no "height")."""
+    ("base 6 and height 10": 6 gets no "height"), save "in" before what a unit measures
+    ("12 feet in length")."""
+    if len(tail) >= 3 and tail[1] == "in" and tail[2] in _MEASURE:
+        return tuple(tail[:3])
     said: list[str] = []
     for word in tail[:3]:
         if word in _JOINING and said:
@@ -425,7 +436,10 @@ def _mention(
     mention: "base and height as 6 and 10" gives 10 no words) and up to three after it, up
     to a punctuation mark or the next mention ("5% annual yield after 3 years": "annual
     yield after"); six when they start with "as"."""
-    before = tuple(words(text[max(0, start - 60, floor) : start])[-5:])
+    said = text[max(0, start - 60, floor) : start]
+    if floor > start - 60:  # "12 feet in length and 8 feet": what is said before the
+        said = _JOINED.split(said)[-1]  # join describes the value before it
+    before = tuple(words(said)[-5:])
     tail = words(text[end : end + 60])
     if tail[:1] == ["as"]:
         after = tuple(tail[:6])

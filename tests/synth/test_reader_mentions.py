@@ -1,0 +1,29 @@
+"""What could be a value, and the words around it (``template.mentions``)."""
+
+from __future__ import annotations
+
+from services.synth.calls import Call
+from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.reader import read
+from tests.synth.test_reader_matching import _tool
+
+WALL = _tool(
+    "paint_needed",
+    "Gallons of paint for a wall.",
+    {
+        "length": {"type": "integer", "description": "The length of the wall in feet."},
+        "height": {"type": "integer", "description": "The height of the wall in feet."},
+    },
+    ["length", "height"],
+)
+
+
+def test_what_a_unit_measures_after_in_describes_the_number() -> None:
+    eight = find_mentions("a wall 12 feet in length and 8 feet in height")[2]
+    assert eight.after == ("feet", "in", "height")
+    assert "length" not in eight.before
+
+
+def test_words_before_a_join_describe_the_value_before_it() -> None:
+    calls = read("Paint a wall that is 12 feet in length and 8 feet in height.", [WALL])
+    assert calls == (Call("paint_needed", {"length": 12, "height": 8}),)
