@@ -27,3 +27,21 @@ def test_what_a_unit_measures_after_in_describes_the_number() -> None:
 def test_words_before_a_join_describe_the_value_before_it() -> None:
     calls = read("Paint a wall that is 12 feet in length and 8 feet in height.", [WALL])
     assert calls == (Call("paint_needed", {"length": 12, "height": 8}),)
+
+
+PARTIES = _tool(
+    "find_parties",
+    "Find law cases by a party and a city.",
+    {
+        "party_name": {"type": "string", "description": "The name of the party."},
+        "city": {"type": "string", "description": "The city where the case was tried."},
+    },
+    ["party_name", "city"],
+)
+
+
+def test_what_a_name_is_said_to_be_describes_it() -> None:
+    query = "Get cases where Harvard University was a party and happened in Boston."
+    assert read(query, [PARTIES]) == (
+        Call("find_parties", {"party_name": "Harvard University", "city": "Boston"}),
+    )

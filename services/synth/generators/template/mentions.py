@@ -411,6 +411,8 @@ _MEASURE = frozenset(
     "distance thickness altitude elevation".split()
 )
 """What "in" names after a number's unit ("12 feet in length", "2 cm in diameter")."""
+_COPULA = frozenset("is was are were".split())
+"""Before what a mention is ("University of California was a party")."""
 
 
 def _after(tail: list[str]) -> tuple[str, ...]:
@@ -419,6 +421,8 @@ def _after(tail: list[str]) -> tuple[str, ...]:
     ("12 feet in length")."""
     if len(tail) >= 3 and tail[1] == "in" and tail[2] in _MEASURE:
         return tuple(tail[:3])
+    if len(tail) >= 3 and tail[0] in _COPULA and tail[1] in ("a", "an", "the"):
+        return tuple(tail[:3])  # "University of California was a party": what it is
     said: list[str] = []
     for word in tail[:3]:
         if word in _JOINING and said:
