@@ -60,7 +60,8 @@ def _currencies(params: Sequence[_Param], mentions: list[Mention], text: str) ->
         code = _ISO_CURRENCY.get(re.sub(r"s$", "", said)) or _ISO_CURRENCY.get(said)
         if code:
             before = tuple(words(text[max(0, m.start() - 40) : m.start()])[-3:])
-            found.append(Mention("code", code, m.start(), m.end(), code, before))
+            said_as = ("currency",)  # "in Euros" says a currency: that parameter's word
+            found.append(Mention("code", code, m.start(), m.end(), code, before, said_as))
     kept = [m for m in mentions if not any(f.start < m.end and m.start < f.end for f in found)]
     return sorted(kept + found, key=lambda m: m.start)
 
