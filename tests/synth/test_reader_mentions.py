@@ -45,3 +45,9 @@ def test_what_a_name_is_said_to_be_describes_it() -> None:
     assert read(query, [PARTIES]) == (
         Call("find_parties", {"party_name": "Harvard University", "city": "Boston"}),
     )
+
+
+def test_feet_and_inches_are_one_height_in_inches() -> None:
+    for said, inches in (("6 feet 2 inches", 74.0), ("5'11\"", 71.0)):
+        found = find_mentions(f"He weighs 200 pounds and is {said} tall.")
+        assert [(m.text, m.value) for m in found if m.kind == "number"][-1] == (said, inches)

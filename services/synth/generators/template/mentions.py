@@ -81,6 +81,9 @@ _PHRASE = re.compile(
     r"([a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|if|is|are|as|"
     r"using|under|over|within|per|than|when|where|while|after|before)\b)[a-z][\w'-]*){0,2})"
 )
+_FEET_INCHES = re.compile(
+    r"\b(\d)\s*(?:feet|foot|ft\.?|')\s*(?:and\s+)?(\d{1,2})\s*(?:inches|inch|in\b\.?|\"|'')"
+)
 _SEASON = re.compile(r"(?<![\w-])((?:1[89]|20)\d{2})[-–/]((?:1[89]|20)?\d{2})(?![\w-])")
 _STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})?")
 _JOINING = frozenset(
@@ -232,6 +235,8 @@ def find_mentions(
     rs6034464", "on Spotify") names what is asked and is no mention.
     """
     found = _Spans(text, naming)
+    for m in _FEET_INCHES.finditer(text):  # "6 feet 2 inches", 5'11": one height, in inches
+        found.add(m.start(), m.end(), "number", float(int(m[1]) * 12 + int(m[2])))
     _find_literals(found)
     for m in _EXPRESSION.finditer(text):  # "3x^2 + 2x - 1": one value, in Python's power
         found.add(m.start(), m.end(), "quoted", m[0].replace("^", "**"))
