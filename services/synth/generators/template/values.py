@@ -101,6 +101,9 @@ def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
         keys |= named
     else:  # "with details" for ``detailed``: another form of the flag's own name
         named = {w for w in named - _GENERIC if w not in param.shared}
+    stated = _stated(named | {w.replace("_", "") for w in _stems(label(param.name))}, text)
+    if stated is not None:
+        return stated
     forms = keys if loose else named
     tokens = words(text)
     for index, token in enumerate(tokens):
@@ -109,6 +112,18 @@ def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
             window = set(tokens[max(0, index - 4) : index])
             return not (window & _NEGATION)
     return None
+
+
+def _stated(named: set[str], text: str) -> bool | None:
+    """A flag stated of what the request is about ("The process is isothermal", "if the
+    process is not isothermal"): on, or off after "not"; ``None`` when not stated."""
+    for found in _STATED.finditer(text):
+        if stem(found[2].lower()) in named:
+            return not found[1]
+    return None
+
+
+_STATED = re.compile(r"\b(?:is|are|was|were|be)\s+(not\s+)?(?:\w+ly\s+)?([A-Za-z-]+)\b", re.I)
 
 
 def _same_word(said: str, keys: set[str]) -> bool:
