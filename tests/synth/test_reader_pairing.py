@@ -25,3 +25,19 @@ def test_a_currency_said_by_name_goes_to_the_currency() -> None:
         "Can you tell me the net worth of the famous singer Adele Adkins in Euros?", [WORTH]
     )
     assert calls == (Call("net_worth", {"name": "Adele Adkins", "currency": "EUR"}),)
+
+
+HANDS = _tool(
+    "hand_angle",
+    "The angle between the hands of a clock.",
+    {
+        "hours": {"type": "integer", "description": "The hour on the clock face."},
+        "minutes": {"type": "integer", "description": "The minutes on the clock face."},
+    },
+    ["hours", "minutes"],
+)
+
+
+def test_a_time_is_its_hour_and_minutes_for_a_tool_that_asks_them_apart() -> None:
+    calls = read("What is the angle between the hands at 9:45 PM?", [HANDS])
+    assert calls == (Call("hand_angle", {"hours": 9, "minutes": 45}),)

@@ -66,6 +66,28 @@ def _currencies(params: Sequence[_Param], mentions: list[Mention], text: str) ->
     return sorted(kept + found, key=lambda m: m.start)
 
 
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
+
+
+def _clock(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention]:
+    """A time said for a tool that asks its hour and its minutes apart ("at 6:30 PM" for
+    ``hours`` and ``minutes``): two numbers, as said on the clock face."""
+    said = {w for p in params if p.kind == "integer" for w in label(p.name).lower().split()}
+    if not said & {"hour", "hours"} or not said & {"minute", "minutes"}:
+        return mentions
+    out: list[Mention] = []
+    for m in mentions:
+        clock = _CLOCK.match(m.text) if m.kind == "time" else None
+        if clock is None:
+            out.append(m)
+            continue
+        hour, minute = (float(clock[i]) for i in (1, 2))
+        cut = m.start + clock.end(1)
+        out.append(Mention("number", hour, m.start, cut, clock[1], m.before, ("hours",)))
+        out.append(Mention("number", minute, cut + 1, m.end, clock[2], m.before, ("minutes",)))
+    return out
+
+
 _REGION_WORDS = frozenset("country state region province".split())
 
 

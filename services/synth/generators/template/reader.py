@@ -41,6 +41,7 @@ from services.synth.generators.template.asks import _complete_calls, _each_of, _
 from services.synth.generators.template.matching import _LISTED, _assign
 from services.synth.generators.template.mentions import find_mentions
 from services.synth.generators.template.pairing import (
+    _clock,
     _currencies,
     _ends,
     _not_options,
@@ -147,7 +148,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     naming = _naming(spec)
     found = _not_options(params, find_mentions(text, reference, naming))
     found = [m for m in found if m.kind != "phrase" or stem(m.text.split()[0]) not in naming]
-    mentions = _currencies(typed, _unplaced(typed, found), text)
+    mentions = _clock(typed, _currencies(typed, _unplaced(typed, found), text))
     paired = _ends(typed, mentions, text)
     paired += _respective([p for p in typed if p not in paired], mentions, text)
     taken = {id(m) for p in paired for m in p.spans}
