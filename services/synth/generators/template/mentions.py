@@ -18,6 +18,7 @@ from datetime import date, timedelta
 
 from services.synth.generators.template.concepts import phrase_span
 from services.synth.generators.template.phrases import stem
+from services.synth.generators.template.surroundings import _after
 from services.synth.surface import find_dates, find_times
 
 __all__ = ["Mention", "find_mentions", "relative_dates", "words"]
@@ -86,9 +87,6 @@ _FEET_INCHES = re.compile(
 )
 _SEASON = re.compile(r"(?<![\w-])((?:1[89]|20)\d{2})[-–/]((?:1[89]|20)?\d{2})(?![\w-])")
 _STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})?")
-_JOINING = frozenset(
-    "and or but with of in for at on from to after before while by is are was were s".split()
-)
 _PUNCT = re.compile(r"[,;:.?!()—]")
 _JOINED = re.compile(r"\b(?:and|or)\b|[,;]")
 _AT = re.compile(r"^,?\s*(?:at|@)\s+")
@@ -409,33 +407,6 @@ def _joined_time(
 def _sentence_start(text: str, start: int) -> bool:
     before = text[:start].rstrip(" \"'“")
     return not before or before[-1] in ".?!:;"
-
-
-_MEASURE = frozenset(
-    "length height width depth diameter radius size area volume weight mass duration "
-    "distance thickness altitude elevation".split()
-)
-"""What "in" names after a number's unit ("12 feet in length", "2 cm in diameter")."""
-_COPULA = frozenset("is was are were".split())
-"""Before what a mention is ("University of California was a party")."""
-
-
-def _after(tail: list[str]) -> tuple[str, ...]:
-    """The words that describe a mention from behind: up to three, up to a joining word
-    ("base 6 and height 10": 6 gets no "height"), save "in" before what a unit measures
-    ("12 feet in length")."""
-    if len(tail) >= 3 and tail[1] == "in" and tail[2] in _MEASURE:
-        return tuple(tail[:3])
-    if len(tail) >= 3 and tail[0] in _COPULA and tail[1] in ("a", "an", "the"):
-        return tuple(tail[:3])  # "University of California was a party": what it is
-    said: list[str] = []
-    for word in tail[:3]:
-        if word in _JOINING and said:
-            break
-        if word in _JOINING:
-            return (word,)
-        said.append(word)
-    return tuple(said)
 
 
 def _mention(

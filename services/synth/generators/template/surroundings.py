@@ -1,0 +1,37 @@
+"""The words after a mention that describe it: up to a joining word ("base 6 and height
+10": 6 gets no "height"), save what "in" names after a unit ("12 feet in length") and what
+a mention is said to be ("University of California was a party")."""
+
+from __future__ import annotations
+
+__all__ = ["_after"]
+
+_JOINING = frozenset(
+    "and or but with of in for at on from to after before while by is are was were s".split()
+)
+
+_MEASURE = frozenset(
+    "length height width depth diameter radius size area volume weight mass duration "
+    "distance thickness altitude elevation".split()
+)
+"""What "in" names after a number's unit ("12 feet in length", "2 cm in diameter")."""
+_COPULA = frozenset("is was are were".split())
+"""Before what a mention is ("University of California was a party")."""
+
+
+def _after(tail: list[str]) -> tuple[str, ...]:
+    """The words that describe a mention from behind: up to three, up to a joining word
+    ("base 6 and height 10": 6 gets no "height"), save "in" before what a unit measures
+    ("12 feet in length")."""
+    if len(tail) >= 3 and tail[1] == "in" and tail[2] in _MEASURE:
+        return tuple(tail[:3])
+    if len(tail) >= 3 and tail[0] in _COPULA and tail[1] in ("a", "an", "the"):
+        return tuple(tail[:3])  # "University of California was a party": what it is
+    said: list[str] = []
+    for word in tail[:3]:
+        if word in _JOINING and said:
+            break
+        if word in _JOINING:
+            return (word,)
+        said.append(word)
+    return tuple(said)
