@@ -77,3 +77,28 @@ def test_numbers_each_said_with_the_same_unit_are_one_list() -> None:
         ("pellet", 12),
         ("wood", 8),
     ]
+
+
+STORES = _tool(
+    "store_nearby",
+    "Find a store nearby.",
+    {
+        "location": {"type": "string", "description": "The city, e.g. Denver, CO."},
+        "preferences": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Disabled Access", "24 hours"]},
+            "description": "Preferences.",
+        },
+    },
+    ["location", "preferences"],
+)
+
+
+def test_a_bare_number_is_no_place() -> None:
+    query = "Find a store in Denver, CO that has disabled access and operates 24 hours."
+    assert read(query, [STORES]) == (
+        Call(
+            "store_nearby",
+            {"location": "Denver, CO", "preferences": ["Disabled Access", "24 hours"]},
+        ),
+    )

@@ -53,6 +53,8 @@ def _score(param: _Param, mention: Mention) -> float:
         and re.search(r"(?:^|_)(?:id|number|code)$", param.name, re.I)
     ):
         compat = 0.9  # "patient with id 546382"
+    if kind == "string" and mention.kind == "number" and _place_only(param):
+        return 0.0  # "open 24 hours": a number is no city
     if kind == "string" and mention.kind == "name":
         compat = _name_fit(param)
     if kind == "string" and re.search(r"(?:^|_)id$", param.name, re.I):
@@ -88,6 +90,13 @@ def _score(param: _Param, mention: Mention) -> float:
             return 0.0  # "2 meters" is never a charge in Coulombs
         context += fit
     return compat * max(1.0 + context, 0.1)
+
+
+def _place_only(param: _Param) -> bool:
+    """Whether ``param`` names a place by its name, never by a number (a city, not an
+    address or a postal code)."""
+    coded = re.search(r"address|zip|postal|code", param.name, re.I)
+    return bool(param.stems.keys() & _PLACE) and not coded
 
 
 def _calendar_year(param: _Param) -> bool:
