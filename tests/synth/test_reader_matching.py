@@ -102,3 +102,21 @@ def test_a_bare_number_is_no_place() -> None:
             {"location": "Denver, CO", "preferences": ["Disabled Access", "24 hours"]},
         ),
     )
+
+
+LAWSUITS = _tool(
+    "lawsuit_details",
+    "Find lawsuits involving a company.",
+    {
+        "company_name": {"type": "string", "description": "The name of the company."},
+        "year": {"type": "integer", "description": "The year."},
+    },
+    ["company_name", "year"],
+)
+
+
+def test_a_name_said_again_shorter_is_the_same_one() -> None:
+    query = "Lawsuits of Globex Corp. and the ones involving Globex from 2010."
+    assert read(query, [LAWSUITS]) == (
+        Call("lawsuit_details", {"company_name": "Globex Corp.", "year": 2010}),
+    )

@@ -257,6 +257,8 @@ def _continues(param: _Param, mention: Mention, text: str, left: Sequence[Mentio
             return first.after[:1] == (unit[1].lower(),)
         return _same_unit(mention, first) and _coordinated(text, mention, first)
     last = param.spans[-1]
+    if _shortened(mention, param.spans):
+        return False  # "Apple Inc. … lawsuits involving Apple": the same company again
     fit = _score(param, mention)
     skipped = any(last.end <= m.start < mention.start and _score(param, m) >= fit for m in left)
     return not skipped and _coordinated(text, last, mention)
@@ -267,6 +269,15 @@ def _same_unit(one: Mention, two: Mention) -> bool:
     months"): values of one list, whatever is said between them."""
     said = one.kind == two.kind == "number" and one.after[:1] == two.after[:1]
     return said and bool(one.after) and one.after[0].isalpha()
+
+
+def _shortened(mention: Mention, said: Sequence[Mention]) -> bool:
+    """Whether a name says again, shorter, one said before ("Apple" after "Apple Inc.")."""
+    own = words(mention.text)
+    return mention.kind == "name" and any(
+        m.kind == "name" and len(words(m.text)) > len(own) == len(set(own) & set(words(m.text)))
+        for m in said
+    )
 
 
 def _coordinated(text: str, first: Mention, then: Mention) -> bool:
