@@ -4,7 +4,10 @@ The policy is a checkpoint on disk, asked through its chat template exactly as t
 training rows were rendered (:func:`services.trainer.episodes.render_step_messages`).
 Evaluation is teacher-forced and greedy; rollout candidates are sampled once per train
 step at the configured temperature and cached, so SOLAR's dense rows and the sparse
-baseline's rows are built from the very same candidates.
+baseline's rows are built from the very same candidates. Both decode under the step's
+action schema (:func:`services.trainer.episodes.action_schema`, xgrammar as a logits
+processor, the machinery the ``hf:`` proposers use), so every answer parses into an action
+on that screen unless the token budget cuts it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from services.planner.proposers.hf import load, prompt_text
 from services.trainer.episodes import (
     Episode,
     Observation,
+    action_schema,
     parse_action,
     render_messages,
     render_step_messages,
@@ -47,14 +51,25 @@ def _generate_options(tokenizer: Any, *, n: int, temperature: float) -> dict[str
     return options
 
 
-def _generate(path: str, messages: list[dict[str, str]], *, n: int, temperature: float, seed: int):
-    """``n`` answers of the checkpoint at ``path`` (greedy when ``temperature`` is 0)."""
+def _generate(
+    path: str,
+    messages: list[dict[str, str]],
+    *,
+    n: int,
+    temperature: float,
+    seed: int,
+    schema: dict[str, Any] | None = None,
+) -> list[str]:
+    """``n`` answers of the checkpoint at ``path`` (greedy when ``temperature`` is 0), under
+    ``schema`` when given."""
     import torch
 
     loaded = load(path)
     tokenizer, model = loaded.tokenizer, loaded.model
     inputs = tokenizer(prompt_text(tokenizer, messages), return_tensors="pt")
     options = _generate_options(tokenizer, n=n, temperature=temperature)
+    if schema is not None:
+        options["logits_processor"] = [loaded.grammar.processor(schema)]
     with torch.random.fork_rng(devices=[]), torch.inference_mode():
         torch.manual_seed(seed)
         output = model.generate(**inputs, **options)
@@ -75,9 +90,12 @@ def generate_many(
     temperature: float,
     seed: int,
     batch: int = BATCH,
+    schemas: Sequence[dict[str, Any]] | None = None,
 ) -> list[list[str]]:
     """``n`` answers per conversation (greedy, one, when ``temperature`` is 0), generated
-    ``batch`` prompts at a time; prompts are grouped by length to keep padding small."""
+    ``batch`` prompts at a time; prompts are grouped by length to keep padding small.
+    With ``schemas`` (one per conversation), each conversation's answers decode under its
+    schema."""
     import torch
 
     loaded = load(path)
@@ -91,13 +109,16 @@ def generate_many(
         for start in range(0, len(order), batch):
             chunk = order[start : start + batch]
             inputs = tokenizer([texts[i] for i in chunk], return_tensors="pt", padding=True)
+            per = options["num_return_sequences"]
+            if schemas is not None:  # generate repeats each prompt's row ``per`` times
+                rows = [schemas[i] for i in chunk for _ in range(per)]
+                options["logits_processor"] = [loaded.grammar.batch_processor(rows)]
             with torch.random.fork_rng(devices=[]), torch.inference_mode():
                 torch.manual_seed(seed + start)
                 output = model.generate(**inputs, **options)
             decoded = tokenizer.batch_decode(
                 output[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True
             )
-            per = options["num_return_sequences"]
             for k, index in enumerate(chunk):
                 out[index] = decoded[k * per : (k + 1) * per]
     finally:
@@ -106,7 +127,9 @@ def generate_many(
 
 
 def greedy_policy(path: str) -> Any:
-    """``messages → answer`` of the checkpoint at ``path``, greedy (the evaluation policy)."""
+    """``messages → answer`` of the checkpoint at ``path``, greedy and unconstrained (it sees
+    no observation, hence no schema): :func:`step_sr`'s fallback for a prompt it did not
+    generate up front."""
 
     def policy(messages: list[dict[str, str]]) -> str:
         return _generate(path, messages, n=1, temperature=0.0, seed=0)[0]
@@ -122,13 +145,14 @@ def step_sr(path: str, episodes: Sequence[Episode], config: SolarConfig) -> dict
     """Teacher-forced step success of the checkpoint on ``episodes`` (validity = SOLAR's Φ);
     every step's greedy answer is generated up front, in batches."""
     validity = functools.partial(step_validity, config=config)
-    prompts = []
+    prompts, schemas = [], []
     for episode in episodes:  # the prompts step_success_rate asks, in its order
         history: list[Any] = []
         for step in episode.steps:
             prompts.append(render_step_messages(episode.goal, step.observation, history))
+            schemas.append(action_schema(step.observation))
             history.append(step.action)
-    answers = generate_many(path, prompts, n=1, temperature=0.0, seed=0)
+    answers = generate_many(path, prompts, n=1, temperature=0.0, seed=0, schemas=schemas)
     known = {_key(m): a[0] for m, a in zip(prompts, answers, strict=True)}
     fallback = greedy_policy(path)
 
@@ -143,7 +167,8 @@ def step_sr(path: str, episodes: Sequence[Episode], config: SolarConfig) -> dict
 @dataclass
 class CandidateCache:
     """SOLAR's ``policy(episode, step, n, temperature)``: samples of the checkpoint at
-    ``path``, drawn once per (episode, step) and replayed on every later call. An answer
+    ``path`` under the step's action schema, drawn once per (episode, step) and replayed on
+    every later call. An answer
     that parses becomes its action (with the raw text as ``completion``, what training
     reinforces); one that does not is an action of type ``unparsed``, whose Φ is 0."""
 
@@ -161,8 +186,11 @@ class CandidateCache:
             step = episode["steps"][index]
             messages = render_messages(episode, index, step)
             seed = zlib.crc32(f"{self.seed}:{key[0]}:{index}".encode())
-            texts = _generate(self.path, messages, n=n, temperature=temperature, seed=seed)
             observation = Observation.model_validate(step["observation"])
+            schema = action_schema(observation)
+            texts = _generate(
+                self.path, messages, n=n, temperature=temperature, seed=seed, schema=schema
+            )
             self.samples[key] = [self._action(text, observation) for text in texts]
         return self.samples[key][:n]
 
@@ -177,7 +205,10 @@ class CandidateCache:
                     prompts.append(render_messages(episode, index, step))
                     observations.append(Observation.model_validate(step["observation"]))
         seed = zlib.crc32(f"{self.seed}:batch".encode())
-        texts = generate_many(self.path, prompts, n=n, temperature=temperature, seed=seed)
+        schemas = [action_schema(observation) for observation in observations]
+        texts = generate_many(
+            self.path, prompts, n=n, temperature=temperature, seed=seed, schemas=schemas
+        )
         for key, answers, observation in zip(keys, texts, observations, strict=True):
             self.samples[key] = [self._action(text, observation) for text in answers]
 

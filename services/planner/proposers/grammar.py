@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["GrammarDecoder", "available"]
@@ -58,6 +59,13 @@ class GrammarDecoder:
         from xgrammar.contrib.hf import LogitsProcessor
 
         return LogitsProcessor(self.compile(schema))
+
+    def batch_processor(self, schemas: Sequence[dict[str, Any]]) -> Any:
+        """A logits processor for one batched ``generate`` call: row ``i`` decodes under
+        ``schemas[i]`` (one entry per returned sequence, in ``generate``'s row order)."""
+        from xgrammar.contrib.hf import LogitsProcessor
+
+        return LogitsProcessor([self.compile(schema) for schema in schemas])
 
     def accepts(self, schema: dict[str, Any], text: str) -> bool:
         """Whether ``text`` is a complete answer under ``schema`` (tests, diagnostics)."""

@@ -30,6 +30,7 @@ from .policy import (
     render_messages,
     render_step_messages,
 )
+from .schema import action_schema
 
 __all__ = [
     "HOME_APP",
@@ -47,6 +48,7 @@ __all__ = [
     "UIElement",
     "UnknownActionType",
     "action_match",
+    "action_schema",
     "action_text",
     "convert_episode",
     "episode_rows",
