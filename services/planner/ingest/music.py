@@ -20,6 +20,7 @@ import numpy as np
 
 from protocol.media import ffmpeg_binary
 from protocol.media_errors import FfmpegUnavailable
+from services.planner.ingest import kernels
 from services.planner.ingest.errors import MediaUnreadable, NotMedia
 
 __all__ = [
@@ -91,8 +92,9 @@ def load_audio(path: Path, *, sr: int = SAMPLE_RATE, timeout_s: float = 120.0) -
 
 
 def _read_soundfile(path: Path, sr: int) -> np.ndarray | None:
-    import librosa
     import soundfile
+
+    librosa = kernels.librosa()
 
     try:
         data, native = soundfile.read(str(path), dtype="float32", always_2d=True)
@@ -137,7 +139,7 @@ def analyze_music(path: Path, *, track_id: str, uri: str) -> dict[str, Any]:
 
 def measure_music(samples: np.ndarray, *, sr: int = SAMPLE_RATE) -> MusicAnalysis:
     """Tempo, beats, downbeats and mood of mono ``samples`` at ``sr``."""
-    import librosa
+    librosa = kernels.librosa()
 
     if samples.size == 0:
         raise NotMedia("the file decodes to no audio samples")
@@ -170,7 +172,7 @@ def measure_music(samples: np.ndarray, *, sr: int = SAMPLE_RATE) -> MusicAnalysi
 
 
 def _track(envelope: np.ndarray, sr: int, bpm: float | None = None) -> tuple[float, np.ndarray]:
-    import librosa
+    librosa = kernels.librosa()
 
     tempo, frames = librosa.beat.beat_track(
         onset_envelope=envelope,
@@ -186,7 +188,7 @@ def _track(envelope: np.ndarray, sr: int, bpm: float | None = None) -> tuple[flo
 
 def _low_flux(mel: np.ndarray, sr: int) -> np.ndarray:
     """Positive spectral flux of the mel bands under 150 Hz (kick drum, bass)."""
-    import librosa
+    librosa = kernels.librosa()
 
     freqs = librosa.mel_frequencies(n_mels=mel.shape[0], fmax=8000)
     low = np.log1p(mel[freqs < 150.0] * 10.0)
@@ -231,7 +233,7 @@ def _beat_accent(spectrum: np.ndarray, low: np.ndarray, sr: int, frames: np.ndar
     """Per beat: low-band (< 150 Hz: kick, bass) spectral flux within ±50 ms of the beat,
     plus the harmonic change at the beat (cosine distance between the mean chroma of the
     beat interval before and the one after it), each divided by its median over beats."""
-    import librosa
+    librosa = kernels.librosa()
 
     if frames.size == 0:
         return np.zeros(0)
@@ -265,7 +267,7 @@ def downbeat_phase(accent: np.ndarray, beats_per_bar: int = BEATS_PER_BAR) -> in
 
 
 def _onset_rate(envelope: np.ndarray, sr: int, duration: float) -> float:
-    import librosa
+    librosa = kernels.librosa()
 
     peaks = librosa.onset.onset_detect(onset_envelope=envelope, sr=sr, hop_length=HOP)
     return len(peaks) / duration if duration else 0.0
