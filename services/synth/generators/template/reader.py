@@ -52,7 +52,12 @@ from services.synth.generators.template.pairing import (
 )
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.routing import _route, _unquoted_names, _unwrapped
-from services.synth.generators.template.scenes import _followed, _joined, _scene_calls
+from services.synth.generators.template.scenes import (
+    _followed,
+    _joined,
+    _scene_calls,
+    _without_asides,
+)
 from services.synth.generators.template.specs import (
     _naming,
     _nouns,
@@ -104,14 +109,17 @@ def _run_calls(
     if scenes:
         return scenes
     calls = list(earlier)
+    said: list[tuple[str, list[Call]]] = []
     for text in texts:
         pairs = _pair_list(spec, text)
         if pairs:
-            calls.extend(Call(spec.name, values) for values in pairs)
+            said.append((text, [Call(spec.name, values) for values in pairs]))
+            calls.extend(said[-1][1])
             continue
         new = _same_again(_calls(spec, text, reference), text, calls)
-        calls.extend(_each_of(spec, new, text, calls))
-    return calls[len(earlier) :]
+        said.append((text, _each_of(spec, new, text, calls)))
+        calls.extend(said[-1][1])
+    return _without_asides(said)
 
 
 def _runs(groups: Sequence[tuple[_Tool, str]]) -> list[tuple[_Tool, list[str]]]:

@@ -1,0 +1,53 @@
+"""Scenes of one ask: a clause of only words leads up to the ask that says the values."""
+
+from __future__ import annotations
+
+from services.synth.calls import Call
+from services.synth.generators.template.reader import read
+from services.synth.generators.template.scenes import _without_asides
+
+
+def _tool(name: str, description: str, props: dict, required: list[str]) -> dict:
+    parameters = {"type": "object", "properties": props, "required": required}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
+
+
+EVENT = _tool(
+    "get_event_date",
+    "Retrieve the date of a historical event.",
+    {
+        "event": {"type": "string", "description": "The name of the historical event."},
+        "location": {"type": "string", "description": "Location where the event happened."},
+    },
+    ["event"],
+)
+
+
+def test_a_clause_of_only_words_leads_up_to_the_ask_that_names_the_value() -> None:
+    query = (
+        "I'm curious about a historical event. Can you tell me the date of the "
+        "'Battle of Waterloo'? I believe it took place in Belgium."
+    )
+    assert read(query, [EVENT]) == (
+        Call("get_event_date", {"event": "Battle of Waterloo", "location": "Belgium"}),
+    )
+
+
+def test_two_named_asks_of_one_tool_stay_two_calls() -> None:
+    query = (
+        "What was the date of the Battle of Waterloo? Also, what was the date of the "
+        "Treaty of Paris?"
+    )
+    calls = read(query, [EVENT])
+    assert [c.arguments["event"] for c in calls] == ["Battle of Waterloo", "Treaty of Paris"]
+
+
+def test_an_aside_is_dropped_only_when_a_clause_with_a_value_covers_it() -> None:
+    aside = ("I'm curious about a historical event.", [Call("f", {"event": "historical"})])
+    named = ("Tell me about 'Waterloo'.", [Call("f", {"event": "Waterloo", "year": 1815})])
+    other = ("And the history of trade.", [Call("f", {"topic": "trade"})])
+    assert _without_asides([aside, named]) == [Call("f", {"event": "Waterloo", "year": 1815})]
+    assert _without_asides([aside, other]) == [*aside[1], *other[1]]  # no value said: kept
