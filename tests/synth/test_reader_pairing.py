@@ -41,3 +41,60 @@ HANDS = _tool(
 def test_a_time_is_its_hour_and_minutes_for_a_tool_that_asks_them_apart() -> None:
     calls = read("What is the angle between the hands at 9:45 PM?", [HANDS])
     assert calls == (Call("hand_angle", {"hours": 9, "minutes": 45}),)
+
+
+MOVIES = _tool(
+    "find_movies_by_actor",
+    "Search the movies an actor starred in.",
+    {
+        "actor_name": {"type": "string", "description": "The name of the actor."},
+        "year": {"type": "integer", "description": "The year to search in."},
+        "category": {
+            "type": "string",
+            "description": "The category of the film (e.g. Drama, Comedy, etc).",
+        },
+    },
+    ["actor_name", "year"],
+)
+
+
+def test_several_examples_a_description_offers_go_to_that_parameter_only() -> None:
+    query = "Find the Drama and Comedy movies that Tom Hanks starred in 2010 and 2012 respectively."
+    calls = read(query, [MOVIES])
+    assert [c.arguments for c in calls] == [
+        {"actor_name": "Tom Hanks", "year": 2010, "category": "Drama"},
+        {"actor_name": "Tom Hanks", "year": 2012, "category": "Comedy"},
+    ]
+
+
+LOAN = _tool(
+    "loan_check",
+    "Check loan eligibility.",
+    {
+        "bank": {"type": "string", "description": "The name of the bank e.g. HSBC"},
+        "amount": {"type": "integer", "description": "The loan amount in USD"},
+    },
+    ["bank", "amount"],
+)
+
+
+def test_one_example_said_alone_stays_one_value_among_others() -> None:
+    query = "Check a loan of $500,000 from HSBC and a loan of $700,000 from Wells Fargo."
+    banks = [c.arguments["bank"] for c in read(query, [LOAN])]
+    assert banks == ["HSBC", "Wells Fargo"]
+
+
+HOURS = _tool(
+    "museum_hours",
+    "Opening hours of a museum.",
+    {
+        "museum": {"type": "string", "description": "Name of the museum."},
+        "day": {"type": "string", "description": "Day of the week, e.g. Monday, Tuesday."},
+    },
+    ["museum"],
+)
+
+
+def test_a_word_said_once_is_the_value_of_the_parameter_that_offers_it() -> None:
+    query = "I plan to visit the Prado museum, can you tell me its opening hours on Monday?"
+    assert read(query, [HOURS]) == (Call("museum_hours", {"museum": "Prado", "day": "Monday"}),)

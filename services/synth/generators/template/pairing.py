@@ -20,9 +20,15 @@ from services.synth.surface import label
 
 def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention]:
     """Without the names, codes and quotes that are an option of a parameter with a closed
-    set of values ("Drama and Comedy movies" for a ``category`` enum, "premium_economy"):
-    that parameter takes them, no free-text one."""
+    set of values ("Drama and Comedy movies" for a ``category`` enum, "premium_economy"), or
+    two or more of the examples a parameter's description offers ("Drama and Comedy" for
+    "e.g. Drama, Comedy"): that parameter takes them, no other one. One example said alone
+    ("from HSBC" for "e.g. HSBC") may be one value among others of its own parameter."""
     options = {str(h).lower() for p in params if _strict(p) for h in p.hints}
+    said = {str(m.value).lower() for m in mentions if m.kind in ("name", "code", "quoted")}
+    for param in (p for p in params if p.kind == "string" and not _strict(p)):
+        offered = {h.lower() for h in param.hints} & said
+        options |= offered if len(offered) > 1 else set()
     if not options:
         return mentions
     return [
@@ -264,3 +270,20 @@ def _pair_list(spec: _Tool, text: str) -> list[dict[str, Any]] | None:
 
     (first, one), (second, two) = required
     return [{first: typed(a, one), second: typed(b, two)} for a, b in _PAIR.findall(found[0])]
+
+
+def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
+    """A word said once is the value of one parameter: where two text parameters took the
+    same one ("Monday" for ``day`` and for ``museum``), the one whose description offers it
+    ("e.g. Monday, Tuesday") keeps it and the other lets it go."""
+    offered = {p.name: {h.lower() for h in p.hints} for p in params}
+    texts = [p.name for p in params if p.kind == "string" and p.name in values]
+    for name in texts:
+        for other in texts:
+            mine = [v for v in values[name] if isinstance(v, str)]
+            theirs = {str(v).lower() for v in values[other] if other != name}
+            gone = [v for v in mine if v.lower() in theirs & offered[other] - offered[name]]
+            if gone:
+                values[name] = [v for v in values[name] if v not in gone]
+    for name in [n for n in texts if not values[n]]:
+        del values[name]

@@ -48,6 +48,7 @@ from services.synth.generators.template.pairing import (
     _order_twins,
     _pair_list,
     _respective,
+    _said_once,
     _unplaced,
 )
 from services.synth.generators.template.phrases import stem
@@ -167,6 +168,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
         found = _values(param, text) or unit_said(label(param.name), param.kind, text)
         if found:
             values[param.name] = found
+    _said_once(params, values)
     if not values and not params:
         return [Call(spec.name, {})]
     if _crossed(params, values, text):
