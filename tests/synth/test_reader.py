@@ -1568,3 +1568,72 @@ def test_a_closing_sentence_that_lists_the_asks_again_asks_nothing_new() -> None
         Call("house_price", {"area": 2000}),
         Call("lottery_odds", {"outcomes": 1000}),
     )
+
+
+PRICES = _tool(
+    "stock_price",
+    "Get stock price data of a company.",
+    {
+        "company": {"type": "string", "description": "The company name."},
+        "days": {"type": "integer", "description": "The number of previous days."},
+        "data_type": {
+            "type": "string",
+            "description": "The type of price data (e.g., 'Open', 'Close'). Default is 'Close'.",
+        },
+    },
+    ["company", "days"],
+)
+
+
+def _rows(query: str, tool: dict) -> list[tuple]:
+    return [tuple(c.arguments.values()) for c in read(query, [tool])]
+
+
+def test_options_said_as_one_list_are_asked_for_every_other_value() -> None:
+    query = (
+        "What were the 'Open' and 'Close' stock prices for Tesla and Ford over the past 10 days?"
+    )
+    assert sorted(_rows(query, PRICES)) == [
+        ("Ford", 10, "Close"),
+        ("Ford", 10, "Open"),
+        ("Tesla", 10, "Close"),
+        ("Tesla", 10, "Open"),
+    ]
+
+
+def test_options_that_go_respectively_or_one_by_one_line_up_instead() -> None:
+    listed = (
+        "What were the 'Open' and 'Close' stock prices for Tesla and Ford respectively, 10 days?"
+    )
+    apart = (
+        "What were the 'Open' stock price for Tesla and the 'Close' stock price for Ford"
+        " over the past 10 days?"
+    )
+    expected = [("Tesla", 10, "Open"), ("Ford", 10, "Close")]
+    assert _rows(apart, PRICES) == expected
+    assert sorted(_rows(listed, PRICES)) == sorted(expected)
+
+
+ROUTES = _tool(
+    "drive_distance",
+    "Driving distance between two places.",
+    {
+        "origin": {"type": "string", "description": "Where the drive starts."},
+        "destination": {"type": "string", "description": "Where the drive ends."},
+        "route": {"type": "string", "enum": ["Fastest", "Scenic"], "description": "The route."},
+    },
+    ["origin", "destination", "route"],
+)
+
+
+def test_enum_options_listed_once_cross_legs_said_earlier() -> None:
+    query = (
+        "How far is the drive from Oslo to Bergen, and from Bergen to Trondheim, for both"
+        " the fastest and scenic routes?"
+    )
+    assert sorted(_rows(query, ROUTES)) == [
+        ("Bergen", "Trondheim", "Fastest"),
+        ("Bergen", "Trondheim", "Scenic"),
+        ("Oslo", "Bergen", "Fastest"),
+        ("Oslo", "Bergen", "Scenic"),
+    ]

@@ -173,8 +173,22 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
         return [Call(spec.name, {})]
     if _crossed(params, values, text):
         return [Call(spec.name, arguments) for arguments in _product(values)]
+    options = _options_listed(params, values, text)
+    if options:
+        rest = {n: v for n, v in values.items() if n != options}
+        return [
+            Call(spec.name, {**arguments, options: option})
+            for arguments in _zipped(params, rest)
+            for option in values[options]
+        ]
+    return [Call(spec.name, arguments) for arguments in _zipped(params, values)]
+
+
+def _zipped(params: Sequence[_Param], values: Mapping[str, list[Any]]) -> list[dict[str, Any]]:
+    """One set of arguments per value of the longest list; lists as long line up, a shorter
+    one gives its last value to the rest, a lone value goes to every call."""
     count = max((len(v) for v in values.values()), default=1)
-    calls = []
+    rows = []
     for index in range(count):
         arguments = {}
         for name, found in values.items():
@@ -184,8 +198,48 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
                 arguments[name] = found[
                     0 if not _scalar(params, name) else min(index, len(found) - 1)
                 ]
-        calls.append(Call(spec.name, arguments))
-    return calls
+        rows.append(arguments)
+    return rows
+
+
+def _options_listed(
+    params: Sequence[_Param], values: Mapping[str, list[Any]], text: str
+) -> str | None:
+    """The parameter whose several values are options its schema offers (an enum, "e.g.
+    'Open', 'Close'"), said as one plain list ("the 'Open', 'Close', 'High', and 'Low'
+    prices for Microsoft and Apple", "both the shortest and scenic routes"): each option is
+    asked for every call the other values make, unless they go "respectively"."""
+    if re.search(r"\brespectively\b", text, re.I):
+        return None
+    for param in params:
+        found = values.get(param.name, [])
+        offered = {h.lower() for h in param.hints}
+        if param.kind == "array" or len(found) < 2:
+            continue
+        if not all(isinstance(v, str) and v.lower() in offered for v in found):
+            continue
+        if _plain_list(found, text):
+            return param.name
+    return None
+
+
+def _plain_list(said: Sequence[str], text: str) -> bool:
+    """Whether ``said`` stand somewhere in ``text`` one after another, joined by commas,
+    "and", "or" ("the shortest … both the shortest and scenic routes": the second time)."""
+    found = []
+    for value in said:
+        form = r"[\s_-]+".join(re.escape(w) for w in re.split(r"[\s_-]+", value))
+        found += [
+            (m.start(), m.end(), value) for m in re.finditer(rf"(?<!\w){form}(?!\w)", text, re.I)
+        ]
+    found.sort()
+    run = found[:1]
+    for before, then in pairwise(found):
+        gap = text[before[1] : then[0]].replace("'", " ").replace('"', " ")
+        run = [*run, then] if _LISTED.fullmatch(gap) else [then]
+        if {v for _, _, v in run} >= set(said):
+            return True
+    return len(said) == 1
 
 
 def _crossed(params: Sequence[_Param], values: Mapping[str, list[Any]], text: str) -> bool:
