@@ -98,3 +98,27 @@ HOURS = _tool(
 def test_a_word_said_once_is_the_value_of_the_parameter_that_offers_it() -> None:
     query = "I plan to visit the Prado museum, can you tell me its opening hours on Monday?"
     assert read(query, [HOURS]) == (Call("museum_hours", {"museum": "Prado", "day": "Monday"}),)
+
+
+GUITAR = _tool(
+    "find_guitar",
+    "Locate a guitar for sale based on specific requirements.",
+    {
+        "brand": {"type": "string", "description": "The brand of the guitar. Example, 'Gibson'"},
+        "specs": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["solid top", "D tuning", "gold tuners"]},
+            "description": "The specifications of the guitar desired.",
+        },
+    },
+    ["brand", "specs"],
+)
+
+
+def test_a_word_of_another_parameters_value_is_no_further_value() -> None:
+    query = (
+        "Find a Martin guitar with the specifications of solid top, D tuning, and gold tuners"
+        " available for sale."
+    )
+    specs = ["solid top", "D tuning", "gold tuners"]
+    assert read(query, [GUITAR]) == (Call("find_guitar", {"brand": "Martin", "specs": specs}),)

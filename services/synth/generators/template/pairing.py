@@ -275,7 +275,8 @@ def _pair_list(spec: _Tool, text: str) -> list[dict[str, Any]] | None:
 def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
     """A word said once is the value of one parameter: where two text parameters took the
     same one ("Monday" for ``day`` and for ``museum``), the one whose description offers it
-    ("e.g. Monday, Tuesday") keeps it and the other lets it go."""
+    ("e.g. Monday, Tuesday") keeps it and the other lets it go; a further value that is part
+    of another parameter's value ("C" of "C foot") is none."""
     offered = {p.name: {h.lower() for h in p.hints} for p in params}
     texts = [p.name for p in params if p.kind == "string" and p.name in values]
     for name in texts:
@@ -285,5 +286,19 @@ def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
             gone = [v for v in mine if v.lower() in theirs & offered[other] - offered[name]]
             if gone:
                 values[name] = [v for v in values[name] if v not in gone]
+    for name in texts:  # "a flute with a C foot": "C" is part of a value, no other value
+        inside = [v for v in values[name][1:] if isinstance(v, str) and _within(v, name, values)]
+        values[name] = [v for v in values[name] if v not in inside]
     for name in [n for n in texts if not values[n]]:
         del values[name]
+
+
+def _within(value: str, name: str, values: Mapping[str, list[Any]]) -> bool:
+    """Whether ``value`` is a word or words of a longer value another parameter took."""
+    said = rf"(?<!\w){re.escape(value.lower())}(?!\w)"
+    others = [v for n, found in values.items() if n != name for v in found]
+    flat = [x for v in others for x in (v if isinstance(v, list) else [v])]
+    return any(
+        isinstance(x, str) and x.lower() != value.lower() and re.search(said, x.lower())
+        for x in flat
+    )
