@@ -46,3 +46,10 @@ def test_who_a_phrase_is_about_is_no_value_what_they_do_is() -> None:
         ("Find the traits of folks who write about birdwatching.", "birdwatching"),
     ):
         assert read(query, [TRAITS]) == (Call("traits_of", {"hobby": hobby}),)
+
+
+def test_a_verb_before_its_object_is_no_part_of_a_phrase() -> None:
+    text = "I'm thinking of renting a van from Hertz"
+    start = text.index("renting")
+    span = phrase_span(text, start, start + len("renting a van"))
+    assert text[span[0] : span[1]] == "van"

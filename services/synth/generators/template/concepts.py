@@ -1,6 +1,7 @@
 """A plain noun phrase said after a preposition, shaped as a value: a named idea keeps its
 head ("the theory of relativity", "the law of universal gravitation"), a trailing
-participle is no part of it ("… gravitation published by Newton")."""
+participle is no part of it ("… gravitation published by Newton"), nor a verb before its
+object ("renting a sedan")."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ _TAIL = re.compile(r"\s+of\s+(?=[a-z])")
 _RELATIVE = re.compile(r"[a-z]+\s+who\s+[a-z]+(?:\s+(?:about|on|with|in))?\s+(?=[a-z])")
 """Who a phrase is about, before what they do ("people who like" jogging, "twitter who
 tweets about" psychology): the value is what they do it to."""
+_VERB_FIRST = re.compile(r"[a-z]+\s+(?:a|an|the)\s+(?=[a-z])")
+"""A phrase that opens with a verb and its object's article ("renting a sedan"): the value
+is the object."""
 _WORDS = re.compile(
     r"[a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|as|if|is|"
     r"are)\b)[a-z][\w'-]*){0,2}"
@@ -37,6 +41,9 @@ def phrase_span(text: str, start: int, end: int) -> tuple[int, int]:
         tail = _TAIL.match(text, end)
         said = _WORDS.match(text, tail.end()) if tail else None
         end = said.end() if said else end
+    verb = _VERB_FIRST.match(text[start:end])
+    if verb:  # "renting a sedan", "book a suite": what is rented, booked
+        start += verb.end()
     said = text[start:end].split()
     while len(said) > 1 and len(said[-1]) > 4 and said[-1].endswith("ed"):
         said.pop()  # "universal gravitation published": the participle tells what was done
