@@ -20,3 +20,48 @@ SUITS = _tool(
 def test_a_titles_period_ends_no_sentence() -> None:
     calls = read("Find lawsuits involving Dr. Jane Roe in the county of Marin.", [SUITS])
     assert calls == (Call("lawsuit_search", {"entity": "Dr. Jane Roe", "county": "Marin"}),)
+
+
+HOTEL = _tool(
+    "hotel_room_pricing.get",
+    "Get pricing for a specific type of hotel room.",
+    {
+        "hotelName": {"type": "string", "description": "The name of the hotel"},
+        "nights": {"type": "integer", "description": "Number of nights"},
+    },
+    ["hotelName", "nights"],
+)
+CAR = _tool(
+    "car_rental_pricing.get",
+    "Estimate the cost of renting a car.",
+    {
+        "rentalCompany": {"type": "string", "description": "The rental company"},
+        "carType": {"type": "string", "description": "Type of the car, e.g. SUV, Sedan"},
+        "length": {"type": "integer", "description": "How long the rental lasts"},
+    },
+    ["rentalCompany", "carType", "length"],
+)
+FLIGHT = _tool(
+    "flight_ticket_pricing.get",
+    "Get pricing for a flight ticket.",
+    {
+        "airline": {"type": "string", "description": "The airline"},
+        "passengers": {"type": "integer", "description": "Number of passengers"},
+    },
+    ["airline", "passengers"],
+)
+
+
+def test_a_clause_with_values_that_shares_words_with_one_tool_only_asks_it() -> None:
+    query = (
+        "First, I'm staying at the Grand Plaza hotel for 4 nights. How much would that cost? "
+        "Second, I'm thinking of renting a van from Hertz for 6 days. "
+        "Lastly, I'm flying with United Airlines, 2 passengers. What is the flight ticket price?"
+    )
+    calls = read(query, [HOTEL, CAR, FLIGHT])
+    assert [c.name for c in calls] == [
+        "hotel_room_pricing.get",
+        "car_rental_pricing.get",
+        "flight_ticket_pricing.get",
+    ]
+    assert calls[1].arguments == {"rentalCompany": "Hertz", "carType": "van", "length": 6}

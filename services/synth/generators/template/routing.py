@@ -113,6 +113,8 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         for piece in _ask_split(part, specs, idf)
     ]
     owners = _untied([_owner(clause, specs, idf) for clause in clauses], clauses, specs, idf)
+    if any(o is not None for o in owners):
+        owners = _sole(owners, clauses, specs, idf)
     if all(o is None for o in owners):
         whole = _asked(query)
         scores = [_overlap(whole, s, idf) for s in specs]
@@ -304,3 +306,27 @@ def _complete(spec: _Tool, clause: str) -> bool:
     required = sum(1 for _, _, needed in spec.props if needed)
     typed = [m for m in find_mentions(clause) if m.kind not in ("phrase", "spelled")]
     return len(typed) >= max(required, 1)
+
+
+def _sole(
+    owners: list[int | None],
+    clauses: Sequence[str],
+    specs: Sequence[_Tool],
+    idf: Mapping[str, float],
+) -> list[int | None]:
+    """In a request that asks some tool clearly, a clause that says values of its own and
+    shares words with one candidate only ("I'm thinking of renting a sedan from Enterprise
+    for 10 days") asks that one, though its words weigh less than :data:`_FLOOR`; unless that
+    one is the next ask anyway, which the clause then leads up to."""
+    out = list(owners)
+    for index, clause in enumerate(clauses):
+        if owners[index] is not None:
+            continue
+        scores = [_overlap(_asked(clause), s, idf) for s in specs]
+        fitting = [i for i, score in enumerate(scores) if score > 0]
+        following = next((o for o in owners[index + 1 :] if o is not None), None)
+        if len(fitting) != 1 or fitting[0] == following:  # context of the ask that follows
+            continue
+        if scores[fitting[0]] >= 1.0 and _valued(clause):
+            out[index] = fitting[0]
+    return out
