@@ -53,3 +53,14 @@ def test_a_verb_before_its_object_is_no_part_of_a_phrase() -> None:
     start = text.index("renting")
     span = phrase_span(text, start, start + len("renting a van"))
     assert text[span[0] : span[1]] == "van"
+
+
+def test_a_trailing_participle_not_spelled_with_ed_is_no_part_of_a_phrase() -> None:
+    text = "Find the price of a vase made of glass"
+    start = text.index("vase")
+    span = phrase_span(text, start, start + len("vase made"))
+    assert text[span[0] : span[1]] == "vase"
+    set_text = "Load the training data set"
+    start = set_text.index("training")
+    span = phrase_span(set_text, start, len(set_text))
+    assert set_text[span[0] : span[1]] == "training data set"  # "set" is no participle here

@@ -22,6 +22,12 @@ _TAIL = re.compile(r"\s+of\s+(?=[a-z])")
 _RELATIVE = re.compile(r"[a-z]+\s+who\s+[a-z]+(?:\s+(?:about|on|with|in))?\s+(?=[a-z])")
 """Who a phrase is about, before what they do ("people who like" jogging, "twitter who
 tweets about" psychology): the value is what they do it to."""
+_IRREGULAR = frozenset(
+    "made built written done given taken known seen held found sold told paid sent kept "
+    "brought bought taught caught drawn grown shown thrown chosen driven eaten fallen "
+    "forgotten hidden ridden risen spoken stolen torn worn woven begun sung spent".split()
+)
+"""Past participles not spelled with -ed ("a dog made of …"): no part of a phrase either."""
 _VERB_FIRST = re.compile(r"[a-z]+\s+(?:a|an|the)\s+(?=[a-z])")
 """A phrase that opens with a verb and its object's article ("renting a sedan"): the value
 is the object."""
@@ -45,7 +51,9 @@ def phrase_span(text: str, start: int, end: int) -> tuple[int, int]:
     if verb:  # "renting a sedan", "book a suite": what is rented, booked
         start += verb.end()
     said = text[start:end].split()
-    while len(said) > 1 and len(said[-1]) > 4 and said[-1].endswith("ed"):
+    while len(said) > 1 and (
+        (len(said[-1]) > 4 and said[-1].endswith("ed")) or said[-1].lower() in _IRREGULAR
+    ):
         said.pop()  # "universal gravitation published": the participle tells what was done
     end = start + len(" ".join(said))
     head = _HEADED.search(text[:start])
