@@ -277,8 +277,10 @@ def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
     same one ("Monday" for ``day`` and for ``museum``), the one whose description offers it
     ("e.g. Monday, Tuesday") keeps it and the other lets it go; a further value that is part
     of another parameter's value ("C" of "C foot") is none."""
-    offered = {p.name: {h.lower() for h in p.hints} for p in params}
     texts = [p.name for p in params if p.kind == "string" and p.name in values]
+    if len(values) < 2 or not texts:
+        return
+    offered = {p.name: {h.lower() for h in p.hints} for p in params}
     for name in texts:
         for other in texts:
             mine = [v for v in values[name] if isinstance(v, str)]

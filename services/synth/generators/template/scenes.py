@@ -49,9 +49,9 @@ def _scene_calls(
     if any(len(c) > 1 and all(required <= set(x.arguments) for x in c) for c in own):
         return None  # a clause that lists whole asks ("the factorial of 5, of 3 …")
     whole = [len(c) == 1 and required <= set(c[0].arguments) for c in own]
-    valued = [w and _typed(p) for w, p in zip(whole, pieces, strict=True)]
-    if any(valued):  # a clause of only words ("a historical event") leads up to a scene
-        whole = valued
+    if sum(whole) >= 2:  # a clause of only words ("a historical event") leads up to a scene
+        valued = [w and _typed(p) for w, p in zip(whole, pieces, strict=True)]
+        whole = valued if any(valued) else whole
     numbered = [_OPENS.match(p) is not None and _typed(p) for p in pieces]
     if sum(numbered) >= 2:  # "the first …, the second …": those are the scenes
         whole = numbered
@@ -160,11 +160,14 @@ def _without_asides(said: Sequence[tuple[str, list[Call]]]) -> list[Call]:
     its own (a number, a name, a quote) only words, and another clause of the run, which
     does say one, sets every parameter it set. A variant ("What if the process is not
     isothermal?") is an ask of its own."""
-    valued = [c for text, calls in said if _typed(text) for c in calls]
+    if len(said) < 2:
+        return [c for _, calls in said for c in calls]
+    typed = [_typed(text) if any(c.arguments for c in calls) else True for text, calls in said]
+    valued = [c for (_, calls), known in zip(said, typed, strict=True) if known for c in calls]
     out: list[Call] = []
-    for text, calls in said:
+    for (text, calls), known in zip(said, typed, strict=True):
         for call in calls:
             covered = any(set(call.arguments) <= set(c.arguments) for c in valued)
-            if not call.arguments or _typed(text) or _SAME.search(text) or not covered:
+            if not call.arguments or known or _SAME.search(text) or not covered:
                 out.append(call)
     return out
