@@ -22,3 +22,32 @@ def test_a_flag_stated_of_what_is_asked_is_set_and_not_unsets_it() -> None:
         " What if the process is not isothermal, what is the entropy change?"
     )
     assert [c.arguments.get("isothermal") for c in read(query, [ENTROPY])] == [True, False]
+
+
+PROFILE = _tool(
+    "update_profile",
+    "Update a customer's profile in the database.",
+    {
+        "customer_id": {"type": "integer", "description": "The customer's ID."},
+        "changes": {"type": "object", "description": "The new information to store."},
+    },
+    ["customer_id", "changes"],
+)
+SCORES = _tool(
+    "average_score",
+    "Average of scores by subject.",
+    {"scores": {"type": "object", "description": "Subjects and their scores."}},
+    ["scores"],
+)
+
+
+def test_quoted_key_value_pairs_are_one_mapping() -> None:
+    query = "Update the profile of customer 7781 'city':'Lyon', 'phone':'555-0101' please."
+    (call,) = read(query, [PROFILE])
+    assert call.arguments == {"customer_id": 7781, "changes": {"city": "Lyon", "phone": "555-0101"}}
+
+
+def test_a_mapping_in_braces_is_the_mapping_parameters_value() -> None:
+    query = "What is the average score for {'Art': 71, 'Music': 93.5}?"
+    (call,) = read(query, [SCORES])
+    assert call.arguments == {"scores": {"Art": 71, "Music": 93.5}}

@@ -71,6 +71,7 @@ from services.synth.generators.template.specs import (
 )
 from services.synth.generators.template.values import (
     _capitalised,
+    _dicts,
     _found_hints,
     _labelled,
     _own,
@@ -143,7 +144,9 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
         param.shared = frozenset(tool_words | others)
         options = set(param.hints)
         param.exclusive = not any(options & set(p.hints) for p in params if p is not param)
-    values, text = _labelled(params, text)
+    values, text = _dicts(params, text)
+    labelled, text = _labelled(params, text)
+    values.update({n: v for n, v in labelled.items() if n not in values})
     for param in params:  # a value the description itself offers ("e.g. vegan") is said
         if param.name not in values and not _strict(param) and param.kind in ("string", "array"):
             hints = [h for h in _found_hints(param, text) if not _own(param, h)]

@@ -8,6 +8,7 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
+from itertools import pairwise
 from typing import Any
 
 from services.synth.generators.template.fields import parse_value, split_fields
@@ -272,3 +273,45 @@ def _values(param: _Param, text: str) -> list[Any]:
     if param.kind in ("integer", "number"):
         return []
     return hints[:1] if _strict(param) and not param.exclusive else hints
+
+
+_BRACED = re.compile(r"\{[^{}]*\}")
+"""A mapping written out in braces ("{'Math': 85, 'English': 90}")."""
+
+
+_PAIR = re.compile(r"(['\"])([^'\"]{1,40})\1\s*:\s*(?:(['\"])([^'\"]*)\3|(-?\d+(?:\.\d+)?))")
+"""One quoted key and its value ("'name':'John Doe'", "'age': 30")."""
+
+
+def _dicts(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]], str]:
+    """The value of the one mapping parameter: a mapping written in braces, else the quoted
+    ``'key': value`` pairs said one after another ("'name':'John Doe', 'email':'j@x.com'");
+    the text without them."""
+    found: dict[str, list[Any]] = {}
+    wanted = [p for p in params if p.kind == "object"]
+    if len(wanted) != 1:  # several mappings: which is which is not said
+        return found, text
+    for braced in _BRACED.finditer(text):
+        try:
+            value = ast.literal_eval(braced[0])
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, dict) and value:
+            found[wanted[0].name] = [value]
+            return found, text[: braced.start()] + " " + text[braced.end() :]
+    pairs = list(_PAIR.finditer(text))
+    run = [
+        a
+        for a, b in pairwise(pairs)
+        if re.fullmatch(r"\s*(?:,|,?\s*and)?\s*", text[a.end() : b.start()])
+    ]
+    if not pairs or (len(pairs) > 1 and len(run) != len(pairs) - 1):
+        return found, text
+    value = {m[2]: m[4] if m[3] else _number(m[5]) for m in pairs}
+    found[wanted[0].name] = [value]
+    return found, text[: pairs[0].start()] + " " + text[pairs[-1].end() :]
+
+
+def _number(said: str) -> int | float:
+    number = float(said)
+    return int(number) if number.is_integer() else number
