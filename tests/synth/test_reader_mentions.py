@@ -51,3 +51,24 @@ def test_feet_and_inches_are_one_height_in_inches() -> None:
     for said, inches in (("6 feet 2 inches", 74.0), ("5'11\"", 71.0)):
         found = find_mentions(f"He weighs 200 pounds and is {said} tall.")
         assert [(m.text, m.value) for m in found if m.kind == "number"][-1] == (said, inches)
+
+
+def test_a_relative_date_without_a_reference_is_kept_as_said() -> None:
+    said = [(m.kind, m.value) for m in find_mentions("Find jazz concerts in Oslo next Friday.")]
+    assert ("date", "next Friday") in said
+    dated = find_mentions("Tickets for next Friday, June 30th 2023, please.")
+    assert [m.value for m in dated if m.kind == "date"] == ["2023-06-30"]  # the day said
+
+
+def test_a_relative_date_said_for_a_formatted_parameter_stays_as_said() -> None:
+    shows = _tool(
+        "find_shows",
+        "Find shows in a city on a date.",
+        {
+            "city": {"type": "string", "description": "The city."},
+            "date": {"type": "string", "description": "The date, in yyyy-mm-dd."},
+        },
+        ["city", "date"],
+    )
+    (call,) = read("Find shows in Oslo next Friday.", [shows])
+    assert call.arguments == {"city": "Oslo", "date": "next Friday"}

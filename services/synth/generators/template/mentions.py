@@ -283,12 +283,14 @@ def _find_literals(found: _Spans) -> None:
 
 def _find_dates(found: _Spans, reference: date | None) -> None:
     """Timestamps, dates (with a clock time said right after them), tags, relative dates
-    against ``reference``, clock times."""
+    against ``reference`` (without one, as said: "next Friday", unless the day is also
+    said as a date), clock times."""
     text = found.text
     for m in _STAMP.finditer(text):
         found.add(m.start(), m.end(), "datetime", f"{m[1]}T{m[2]}:{m[3]}:00Z")
     times = find_times(text)
-    for start, end, iso in find_dates(text):
+    dated = find_dates(text)
+    for start, end, iso in dated:
         joined = _joined_time(text, end, times)
         if joined:
             found.add(start, joined[0], "datetime", f"{iso}T{joined[1][:5]}:00Z")
@@ -297,6 +299,9 @@ def _find_dates(found: _Spans, reference: date | None) -> None:
         found.add(m.start(), m.end(), "code", m[0])
     for start, end, iso in relative_dates(text, reference) if reference else ():
         found.add(start, end, "date", iso)
+    for m in _RELATIVE.finditer(text) if reference is None and not dated else ():
+        start = m.start() + (len(m[0]) - len(m[0][3:]) if m[0].lower().startswith("on ") else 0)
+        found.add(start, m.end(), "date", text[start : m.end()])  # no day to count from
     for start, end, clock in times:
         found.add(start, end, "time", clock[:5])
 

@@ -189,7 +189,10 @@ def _scale(said: str, description: str) -> float:
 
 
 def _date_as(param: _Param, iso: str) -> str:
-    """An ISO date in the format the parameter's description asks for ("MM-DD-YYYY")."""
+    """An ISO date in the format the parameter's description asks for ("MM-DD-YYYY"); a
+    date said relative to a day nobody gave ("next Friday") as said."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", iso):
+        return iso
     description = str(param.schema.get("description", "")).lower()
     for said, form in _DATE_FORMS:
         if said in description:
