@@ -72,3 +72,12 @@ def test_a_relative_date_said_for_a_formatted_parameter_stays_as_said() -> None:
     )
     (call,) = read("Find shows in Oslo next Friday.", [shows])
     assert call.arguments == {"city": "Oslo", "date": "next Friday"}
+
+
+def test_a_label_before_a_number_is_no_name() -> None:
+    said = find_mentions("Look up Order No. 5521 and Flight Number 330 and Case No 28473.")
+    assert [(m.kind, m.value) for m in said] == [
+        ("number", 5521.0),
+        ("number", 330.0),
+        ("number", 28473.0),
+    ]

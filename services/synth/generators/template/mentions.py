@@ -77,6 +77,8 @@ _CAP = re.compile(
     r"(?<![\w'])(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
     r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w])|\d+\b))*"
 )
+_NUMBERED = re.compile(r"(?:^|\s)(?:No\.?|Number|Nr\.?)(?:\s+\d+)?$")
+"""A capitalised label that says a number follows ("Case No 28473", "Flight Number 330")."""
 _PHRASE = re.compile(
     r"\b(?:in|for|of|from|to|at|on|about|near|by|between|called|named|titled)\s+(?:the\s+|a\s+|an\s+|my\s+)?"
     r"([a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|if|is|are|as|"
@@ -323,6 +325,8 @@ def _find_names(found: _Spans) -> None:
                 if joined:  # "All the Drama …": not "the Drama"
                     start, name = start + joined.end(), name[joined.end() :]
         if not name[:1].isalpha() or name.split(" ", 1)[0].lower() in _NOT_NAMES:
+            continue
+        if _NUMBERED.search(name):  # "Case No 28473": a label and its number, no name
             continue
         end = start + len(name)
         clash = min((s for s, e in found.taken if start < e and s < end), default=None)
