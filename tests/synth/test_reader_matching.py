@@ -120,3 +120,31 @@ def test_a_name_said_again_shorter_is_the_same_one() -> None:
     assert read(query, [LAWSUITS]) == (
         Call("lawsuit_details", {"company_name": "Globex Corp.", "year": 2010}),
     )
+
+
+BOOKING = _tool(
+    "hotel_booking",
+    "Book rooms at a hotel.",
+    {
+        "hotel_name": {"type": "string", "description": "The name of the hotel."},
+        "rooms": {"type": "integer", "description": "How many rooms to book."},
+    },
+    ["hotel_name", "rooms"],
+)
+BMI = _tool(
+    "calculate_bmi",
+    "Body Mass Index of a person.",
+    {
+        "weight": {"type": "integer", "description": "The weight in kilograms."},
+        "height": {"type": "integer", "description": "The height in centimeters."},
+    },
+    ["weight", "height"],
+)
+
+
+def test_a_number_in_quotes_is_a_number() -> None:
+    (booked,) = read("Book '3' rooms at the 'Grand Plaza' hotel.", [BOOKING])
+    assert booked.arguments == {"hotel_name": "Grand Plaza", "rooms": 3}
+    query = "What is the BMI of someone who weighs '70' kilograms and is '175' centimeters tall?"
+    (bmi,) = read(query, [BMI])
+    assert bmi.arguments == {"weight": 70, "height": 175}

@@ -45,6 +45,8 @@ def _score(param: _Param, mention: Mention) -> float:
         if mention.kind == "list":
             return 2.0
     compat = _COMPAT.get(kind, {}).get(mention.kind, 0.0)
+    if kind in ("integer", "number") and mention.kind == "quoted":
+        compat = 1.0 if re.fullmatch(r"-?\d+(?:\.\d+)?", str(mention.value)) else 0.0
     if not compat or (kind == "string" and mention.kind in ("name", "phrase") and _closed(param)):
         return 0.0  # "Can be 'summary' or 'detailed'": one of those, never a name
     if (
