@@ -51,3 +51,24 @@ def test_a_mapping_in_braces_is_the_mapping_parameters_value() -> None:
     query = "What is the average score for {'Art': 71, 'Music': 93.5}?"
     (call,) = read(query, [SCORES])
     assert call.arguments == {"scores": {"Art": 71, "Music": 93.5}}
+
+
+EMISSION = _tool(
+    "vehicle_emission",
+    "Yearly emissions of a vehicle.",
+    {
+        "vehicle_type": {
+            "type": "string",
+            "description": "The type of vehicle. 'petrol' for a petrol car, 'diesel' for a"
+            " diesel one, 'EV' for an electric one.",
+        },
+        "miles": {"type": "integer", "description": "Miles driven per year."},
+    },
+    ["vehicle_type", "miles"],
+)
+
+
+def test_an_offered_value_said_in_a_hyphenated_word_is_said() -> None:
+    query = "What are the emissions of a diesel-powered vehicle driving 9000 miles a year?"
+    (call,) = read(query, [EMISSION])
+    assert call.arguments == {"vehicle_type": "diesel", "miles": 9000}

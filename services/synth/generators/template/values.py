@@ -62,7 +62,8 @@ def _found_hints(param: _Param, text: str) -> list[str]:
     """The hints the text says, in its order; words compared by their stems ("scenic
     views" says "Scenic View", "toll roads" says "tolls", "children" says "child"), without the
     quotes around them."""
-    lowered = f" {' '.join(_base(w) for w in words(text))} "
+    said = [p for w in words(text) for p in ([w, *w.split("-")] if "-" in w.strip("-") else [w])]
+    lowered = f" {' '.join(_base(w) for w in said)} "  # "gas-powered" also says "gas"
     found = []
     for hint in sorted(param.hints, key=len, reverse=True):
         said = " ".join(_base(w) for w in words(hint))
