@@ -72,3 +72,25 @@ def test_an_offered_value_said_in_a_hyphenated_word_is_said() -> None:
     query = "What are the emissions of a diesel-powered vehicle driving 9000 miles a year?"
     (call,) = read(query, [EMISSION])
     assert call.arguments == {"vehicle_type": "diesel", "miles": 9000}
+
+
+PARKS = _tool(
+    "find_parks",
+    "Locate nearby parks based on criteria like picnic area availability.",
+    {
+        "location": {"type": "string", "description": "The city, e.g. Oslo"},
+        "amenities": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Picnic Area", "Playground", "Dog Run"]},
+            "description": "Preferred amenities in the park.",
+        },
+    },
+    ["location"],
+)
+
+
+def test_an_option_of_several_words_said_whole_is_asked_though_the_tool_names_it() -> None:
+    (asked,) = read("Find the nearest park with a picnic area in Oslo.", [PARKS])
+    assert asked.arguments == {"location": "Oslo", "amenities": ["Picnic Area"]}
+    (plain,) = read("Find the nearest park in Oslo.", [PARKS])
+    assert plain.arguments == {"location": "Oslo"}

@@ -269,7 +269,11 @@ def _values(param: _Param, text: str) -> list[Any]:
                 spans = [m for m in spans if m.kind != "spelled"]
             return [[v for m in spans for v in _convert(param, m)]]
         return [_convert(param, m) for m in spans]
-    hints = [h for h in _found_hints(param, text) if param.required or not _own(param, h)]
+    hints = [
+        h
+        for h in _found_hints(param, text)
+        if param.required or not _own(param, h) or (_strict(param) and len(words(h)) > 1)
+    ]  # an option of several words said whole ("a tennis court") is asked, the tool's or not
     if not hints:
         return []
     if param.kind == "array":
