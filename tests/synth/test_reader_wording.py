@@ -50,3 +50,20 @@ DENSITY = _tool(
 def test_a_unit_of_units_is_one_value() -> None:
     calls = read("The density of 10 kg of it in 2 cubic meters, in g/cm³.", [DENSITY])
     assert calls[0].arguments["unit"] == "g/cm³"
+
+
+HOLDING = _tool(
+    "future_value",
+    "Future value of an investment.",
+    {
+        "amount": {"type": "integer", "description": "The amount invested."},
+        "payments_per_year": {"type": "integer", "description": "How many payments per year."},
+        "horizon": {"type": "integer", "description": "How long the money is held."},
+    },
+    ["amount", "horizon"],
+)
+
+
+def test_a_span_of_years_is_no_count_per_year() -> None:
+    (call,) = read("What is the future value of $4000 invested and held for 12 years?", [HOLDING])
+    assert call.arguments == {"amount": 4000, "horizon": 12}

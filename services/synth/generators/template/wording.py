@@ -125,6 +125,15 @@ def unit_fit(said: str, mention: Mention) -> float:
     parameter's name and description), -1.0 when it measures another dimension the
     parameter's name and description do not, else 0."""
     unit = re.sub(r"^[-\d.,\s$€£]+", "", mention.text).lower() or (mention.after[:1] or ("",))[0]
+    per = re.search(
+        r"\b(?:per|a|each|every)\s+(year|month|week|day|hour|minute|second)\b", said, re.I
+    )
+    if (
+        per
+        and unit.rstrip("s") == per[1].lower()
+        and not re.search(rf"\bin\s+{per[1]}s\b", said, re.I)
+    ):
+        return -1.0  # "for 10 years" is no count "per year": a span, not how often
     measured = next((d for d, units in _DIMENSIONS.items() if unit in units), None)
     if measured is None:
         return 0.0
