@@ -148,3 +148,26 @@ def test_a_number_in_quotes_is_a_number() -> None:
     query = "What is the BMI of someone who weighs '70' kilograms and is '175' centimeters tall?"
     (bmi,) = read(query, [BMI])
     assert bmi.arguments == {"weight": 70, "height": 175}
+
+
+RAINFALL = _tool(
+    "average_rainfall",
+    "Average rainfall of a city over recent days.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "days": {"type": "integer", "description": "How many past days."},
+    },
+    ["city", "days"],
+)
+
+
+def test_a_value_said_in_the_same_words_as_the_first_is_one_more_however_far() -> None:
+    query = (
+        "What was the average rainfall in Oslo over the past 10 days, and how does that"
+        " compare with the average rainfall in Bergen?"
+    )
+    calls = read(query, [RAINFALL])
+    assert [c.arguments for c in calls] == [
+        {"city": "Oslo", "days": 10},
+        {"city": "Bergen", "days": 10},
+    ]

@@ -263,7 +263,14 @@ def _continues(param: _Param, mention: Mention, text: str, left: Sequence[Mentio
         return False  # "Apple Inc. … lawsuits involving Apple": the same company again
     fit = _score(param, mention)
     skipped = any(last.end <= m.start < mention.start and _score(param, m) >= fit for m in left)
-    return not skipped and _coordinated(text, last, mention)
+    return not skipped and (_coordinated(text, last, mention) or _parallel(last, mention))
+
+
+def _parallel(first: Mention, then: Mention) -> bool:
+    """Two values said in the same words ("the average temperature in New York …, the
+    average temperature in Los Angeles"): one more of the same, however far apart."""
+    said = first.before[-3:]
+    return first.kind == then.kind and len(said) == 3 and then.before[-3:] == said
 
 
 def _same_unit(one: Mention, two: Mention) -> bool:
