@@ -122,3 +122,24 @@ def test_a_word_of_another_parameters_value_is_no_further_value() -> None:
     )
     specs = ["solid top", "D tuning", "gold tuners"]
     assert read(query, [GUITAR]) == (Call("find_guitar", {"brand": "Martin", "specs": specs}),)
+
+
+BLEND = _tool(
+    "blend_dyes",
+    "Blend two dyes into a new shade.",
+    {
+        "dye1": {"type": "string", "description": "The first dye to blend."},
+        "dye2": {"type": "string", "description": "The second dye to blend."},
+        "strength": {"type": "integer", "description": "The strength of the shade in percent."},
+    },
+    ["dye1", "dye2"],
+)
+
+
+def test_two_words_joined_by_and_next_to_the_twins_noun_are_the_twins() -> None:
+    for query in (
+        "Blend indigo and saffron dyes at a strength of 40 percent.",
+        "I want to blend two natural dyes, indigo and saffron, at a strength of 40 percent.",
+    ):
+        (call,) = read(query, [BLEND])
+        assert call.arguments == {"dye1": "indigo", "dye2": "saffron", "strength": 40}

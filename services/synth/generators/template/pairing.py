@@ -304,3 +304,24 @@ def _within(value: str, name: str, values: Mapping[str, list[Any]]) -> bool:
         isinstance(x, str) and x.lower() != value.lower() and re.search(said, x.lower())
         for x in flat
     )
+
+
+_NUMBERED_NAME = re.compile(r"(.*?)_?(\d)$")
+
+
+def _twin_pair(params: Sequence[_Param], values: dict[str, list[Any]], text: str) -> None:
+    """Two text parameters that differ only by their number (``color1``, ``color2``) take the
+    two words joined by "and" next to the noun they share ("mix yellow and blue colors",
+    "two primary colors, red and blue"), in that order, over any other guess."""
+    twins = [p for p in params if p.kind == "string" and _NUMBERED_NAME.fullmatch(p.name)]
+    bases = {_NUMBERED_NAME.fullmatch(p.name)[1] for p in twins}  # type: ignore[index]
+    if len(twins) != 2 or len(bases) != 1:
+        return
+    noun = re.escape(label(bases.pop()).split()[-1].lower())
+    pair = r"([a-z]+)\s+and\s+([a-z]+)"
+    found = re.search(rf"\b{pair}\s+{noun}s?\b", text) or re.search(
+        rf"\b{noun}s?\b[,:]?\s+{pair}\b", text
+    )
+    if found:
+        first, second = sorted(twins, key=lambda p: p.name)
+        values[first.name], values[second.name] = [found[1]], [found[2]]

@@ -49,6 +49,7 @@ from services.synth.generators.template.pairing import (
     _pair_list,
     _respective,
     _said_once,
+    _twin_pair,
     _unplaced,
 )
 from services.synth.generators.template.phrases import stem
@@ -171,6 +172,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
         found = _values(param, text) or unit_said(label(param.name), param.kind, text)
         if found:
             values[param.name] = found
+    _twin_pair(params, values, text)
     _said_once(params, values)
     if not values and not params:
         return [Call(spec.name, {})]
