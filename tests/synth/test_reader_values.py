@@ -94,3 +94,45 @@ def test_an_option_of_several_words_said_whole_is_asked_though_the_tool_names_it
     assert asked.arguments == {"location": "Oslo", "amenities": ["Picnic Area"]}
     (plain,) = read("Find the nearest park in Oslo.", [PARKS])
     assert plain.arguments == {"location": "Oslo"}
+
+
+SHARE = _tool(
+    "market_share",
+    "Market share of a company.",
+    {
+        "company": {"type": "string", "description": "The company."},
+        "as_fraction": {
+            "type": "boolean",
+            "description": "When true, gives the share as a fraction instead of a percentage.",
+        },
+    },
+    ["company"],
+)
+
+
+def test_what_a_flag_does_instead_when_off_asks_it_off() -> None:
+    def flag(query: str) -> object:
+        return read(query, [SHARE])[0].arguments.get("as_fraction")
+
+    assert flag("What is the market share of Nokia, as a percentage?") is False
+    assert flag("What is the market share of Nokia, as a fraction?") is True
+    assert flag("What is the market share of Nokia?") is None
+
+
+CANCEL = _tool(
+    "cancel_hotel",
+    "Cancel a hotel reservation.",
+    {
+        "reservation": {"type": "string", "description": "The reservation code."},
+        "to_card": {
+            "type": "boolean",
+            "description": "Refund to the card used for booking instead of hotel credit",
+        },
+    },
+    ["reservation"],
+)
+
+
+def test_a_word_the_tool_says_itself_asks_no_flag_off() -> None:
+    (call,) = read("Cancel the hotel reservation T7YQ4W.", [CANCEL])
+    assert call.arguments == {"reservation": "T7YQ4W"}

@@ -93,11 +93,12 @@ def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
     and by another form of its own name's words ("with details" for ``detailed``); ``loose``
     (a required flag must be set): also by words the tool shares with it, and by another
     form of any of its words ("multi-player" for ``multiplayer``)."""
+    off = _off_words(param)
     keys = {
         w
         for w in param.stems
         if w not in _GENERIC and w not in _BOILERPLATE and (loose or w not in param.shared)
-    }
+    } - off
     named = {w.replace("_", "") for w in _stems(label(param.name))}
     if loose:
         keys |= named
@@ -113,7 +114,19 @@ def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
         if said in keys or _same_word(said.replace("-", ""), forms):
             window = set(tokens[max(0, index - 4) : index])
             return not (window & _NEGATION)
-    return None
+    return False if off & {stem(t) for t in tokens} else None
+
+
+def _off_words(param: _Param) -> set[str]:
+    """What a flag's description says it does when off ("formats the output as a ratio
+    instead of a decimal"): "as a decimal" asks it off; never a word the tool or the rest
+    of the description says ("… instead of hotel credit" for a hotel booking)."""
+    said = str(param.schema.get("description", ""))
+    cut = re.split(r"\b(?:instead of|rather than)\s+", said, maxsplit=1, flags=re.I)
+    if len(cut) < 2:
+        return set()
+    off = _stems(re.split(r"[.,;]", cut[1], maxsplit=1)[0])
+    return off - _stems(cut[0]) - _stems(label(param.name)) - param.shared  # its own words
 
 
 def _stated(named: set[str], text: str) -> bool | None:
