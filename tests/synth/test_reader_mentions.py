@@ -81,3 +81,9 @@ def test_a_label_before_a_number_is_no_name() -> None:
         ("number", 330.0),
         ("number", 28473.0),
     ]
+
+
+def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
+    first = find_mentions("Book 2 rooms in Oslo.")
+    first.clear()
+    assert [m.value for m in find_mentions("Book 2 rooms in Oslo.")] == [2.0, "Oslo"]

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 
 from services.synth.generators.template.concepts import phrase_span
 from services.synth.generators.template.phrases import stem
@@ -226,6 +227,13 @@ def _naming(said: str, naming: frozenset[str]) -> bool:
 def find_mentions(
     text: str, reference: date | None = None, naming: frozenset[str] = frozenset()
 ) -> list[Mention]:
+    """Every mention in ``text``, in text order (see :func:`_found`, which keeps the last
+    texts read: routing, scenes and values read the same clauses again)."""
+    return list(_found(text, reference, naming))
+
+
+@lru_cache(maxsize=4096)
+def _found(text: str, reference: date | None, naming: frozenset[str]) -> tuple[Mention, ...]:
     """Every mention in ``text``, in text order; spans never overlap (first finder wins).
 
     The finders run from the most specific form to the loosest: explicit settings, quoted
@@ -263,7 +271,7 @@ def find_mentions(
         if not set(m[1].split()) <= _FILLER and m[1].split()[0] not in _NOT_PHRASE:
             start, end = phrase_span(text, m.start(1), m.end(1))
             found.add(start, end, "phrase", text[start:end])
-    return _mentions(text, _places(text, sorted(found.spans)))
+    return tuple(_mentions(text, _places(text, sorted(found.spans))))
 
 
 def _find_literals(found: _Spans) -> None:
