@@ -136,3 +136,46 @@ CANCEL = _tool(
 def test_a_word_the_tool_says_itself_asks_no_flag_off() -> None:
     (call,) = read("Cancel the hotel reservation T7YQ4W.", [CANCEL])
     assert call.arguments == {"reservation": "T7YQ4W"}
+
+
+REPORT = _tool(
+    "sales_report",
+    "Sales report of one month.",
+    {
+        "month": {"type": "string", "description": "The month, e.g. March."},
+        "itemised": {
+            "type": "boolean",
+            "description": "Return an itemised list if true, a summary total if false",
+        },
+    },
+    ["month", "itemised"],
+)
+
+
+def test_a_flag_said_both_ways_asks_each_call_on_and_off() -> None:
+    calls = read(
+        "The sales report for March and April, as an itemised list as well as a summary total.",
+        [REPORT],
+    )
+    assert sorted((c.arguments["month"], c.arguments["itemised"]) for c in calls) == [
+        ("April", False), ("April", True), ("March", False), ("March", True),
+    ]  # fmt: skip
+    (one,) = read("The sales report for March as an itemised list.", [REPORT])
+    assert one.arguments["itemised"] is True
+
+
+QUOTE = _tool(
+    "price_quote",
+    "Quote the price of a product.",
+    {
+        "product": {"type": "string", "description": "The product to price."},
+        "include_tax": {"type": "boolean", "description": "Whether the price includes tax."},
+    },
+    ["product"],
+)
+
+
+def test_with_and_without_a_flags_words_asks_it_both_ways() -> None:
+    calls = read("Quote the price of the 'Aero 15' laptop with and without tax.", [QUOTE])
+    assert sorted(c.arguments.get("include_tax") for c in calls) == [False, True]
+    assert {c.arguments["product"] for c in calls} == {"Aero 15"}

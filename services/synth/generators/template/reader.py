@@ -219,6 +219,8 @@ def _options_listed(
     for param in params:
         found = values.get(param.name, [])
         offered = {h.lower() for h in param.hints}
+        if param.kind == "boolean" and found == [True, False]:
+            return param.name  # a flag asked both ways (see ``values._both_ways``)
         if param.kind == "array" or len(found) < 2:
             continue
         if not all(isinstance(v, str) and v.lower() in offered for v in found):

@@ -129,6 +129,40 @@ def _off_words(param: _Param) -> set[str]:
     return off - _stems(cut[0]) - _stems(label(param.name)) - param.shared  # its own words
 
 
+_WAYS = re.compile(r"([^,.;:()]+?)\s+(?:if|when)\s+(?:set\s+to\s+|it\s+is\s+)?(true|false)\b", re.I)
+
+
+_BOTH = re.compile(
+    r"\s+(?:as well as|and also|and|or|and then|then)\s+(?:(?:as|in|an?|the)\s+)*", re.I
+)
+
+
+def _both_ways(param: _Param, text: str) -> bool:
+    """A flag asked both ways: what its description says it does on and what it does off
+    ("formatted string if true, array if false"), both said and joined by "and", "or", "as
+    well as" ("in a formatted string as well as an array"), or "with and without" its words
+    ("with and without taxes"). Each call is then asked once with it on and once off."""
+    said = {
+        w.group(2).lower(): w.group(1) for w in _WAYS.finditer(param.schema.get("description", ""))
+    }
+    if len(said) == 2:
+        on, off = (_stems(said[k]) - _BOILERPLATE - _GENERIC for k in ("true", "false"))
+        on, off = on - off, off - on
+        tokens = [stem(t) for t in re.findall(r"[\w-]+", text)]
+        for first, then in ((on, off), (off, on)):
+            for a in (i for i, t in enumerate(tokens) if t in first):
+                ahead = tokens[a + 1 : a + 6]
+                hit = next((j for j, t in enumerate(ahead) if t in then), None)
+                between = " " + " ".join(ahead[:hit]) + " " if hit is not None else ""
+                if hit is not None and _BOTH.fullmatch(between.rstrip() + " "):
+                    return True
+    keys = {w for w in param.stems if w not in _GENERIC and w not in _BOILERPLATE}
+    for found in re.finditer(r"\bwith\s+(?:and|or)\s+without\s+((?:[\w-]+\s*){1,3})", text, re.I):
+        if {stem(w) for w in words(found[1])} & keys:
+            return True
+    return False
+
+
 def _stated(named: set[str], text: str) -> bool | None:
     """A flag stated of what the request is about ("The process is isothermal", "if the
     process is not isothermal"): on, or off after "not"; ``None`` when not stated."""
@@ -267,6 +301,8 @@ def _labelled(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]]
 def _values(param: _Param, text: str) -> list[Any]:
     """The values ``param`` received (for an array: one list), optional ones only on evidence."""
     if param.kind == "boolean":
+        if _both_ways(param, text):
+            return [True, False]
         flag = _flag(param, text)
         if flag is None and param.required:  # "the detailed case information": details
             flag = _flag(param, text, loose=True)
