@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from services.synth.calls import Call
-from services.synth.generators.template.reader import read
-from services.synth.generators.template.scenes import _without_asides
+from services.synth.generators.template.reader import _calls, read
+from services.synth.generators.template.scenes import _joined, _without_asides
+from services.synth.generators.template.specs import _tool as spec_of
 
 
 def _tool(name: str, description: str, props: dict, required: list[str]) -> dict:
@@ -51,3 +54,33 @@ def test_an_aside_is_dropped_only_when_a_clause_with_a_value_covers_it() -> None
     other = ("And the history of trade.", [Call("f", {"topic": "trade"})])
     assert _without_asides([aside, named]) == [Call("f", {"event": "Waterloo", "year": 1815})]
     assert _without_asides([aside, other]) == [*aside[1], *other[1]]  # no value said: kept
+
+
+TAX = _tool(
+    "income_tax",
+    "Calculate the income tax owed for a filing status.",
+    {
+        "income": {"type": "number", "description": "The yearly income in dollars."},
+        "status": {
+            "type": "string",
+            "description": "The filing status.",
+            "enum": ["single", "married", "widowed"],
+        },
+    },
+    ["income", "status"],
+)
+
+
+def test_asks_that_only_together_state_their_values_may_make_several_calls() -> None:
+    spec = spec_of(TAX)
+    texts = [
+        "My yearly income is $50000.",
+        "What tax would I owe for the single, married and widowed filing statuses?",
+    ]
+    calls = _joined(spec, texts, partial(_calls, spec, reference=None))
+    assert calls is not None
+    assert [c.arguments for c in calls] == [
+        {"income": 50000, "status": "single"},
+        {"income": 50000, "status": "married"},
+        {"income": 50000, "status": "widowed"},
+    ]

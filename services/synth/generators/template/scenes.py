@@ -111,18 +111,21 @@ def _joined(
     spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
 ) -> list[Call] | None:
     """Asks of one tool that only together state a whole set of values ("I have two
-    functions, the first one is '4x+7' and the second one is '2x+5'"): one call; an ask
-    after them that says a variant ("What if the process is not isothermal?") is that call
-    again with what the variant changes."""
+    functions, the first one is '4x+7' and the second one is '2x+5'"): one call, or one per
+    value a list among them says ("the income is $50000. The tax as single and as married");
+    an ask after them that says a variant ("What if the process is not isothermal?") is that
+    call again with what the variant changes."""
     if len(texts) < 2 or not spec.props:
         return None
     required = {n for n, _, needed in spec.props if needed}
     if any(required <= set(c.arguments) for t in texts for c in calls_of(t)):
         return None
     cut = next((i for i, t in enumerate(texts) if i and _SAME.search(t)), len(texts))
-    joined = calls_of(" ".join(texts[:cut]))
-    if len(joined) != 1 or not required <= set(joined[0].arguments):
+    joined = calls_of(" ".join(texts[:cut]))  # "… is 0.7. The frequency of AA, Aa and aa?"
+    if not joined or any(not required <= set(c.arguments) for c in joined):
         return None
+    if len(joined) > 1:
+        return None if cut < len(texts) else joined
     variants = [calls_of(t) for t in texts[cut:]]  # "What if the process is not isothermal?"
     if any(len(v) != 1 for v in variants):
         return None
