@@ -179,3 +179,18 @@ def test_with_and_without_a_flags_words_asks_it_both_ways() -> None:
     calls = read("Quote the price of the 'Aero 15' laptop with and without tax.", [QUOTE])
     assert sorted(c.arguments.get("include_tax") for c in calls) == [False, True]
     assert {c.arguments["product"] for c in calls} == {"Aero 15"}
+
+
+SHIRT = _tool(
+    "shirt_stock",
+    "Stock of a shirt size.",
+    {
+        "size": {"type": "string", "description": "The size.", "enum": ["S", "s", "M", "m"]},
+    },
+    ["size"],
+)
+
+
+def test_options_told_apart_only_by_case_are_found_as_written() -> None:
+    calls = read("How many shirts are in stock in size (s) and in size (M)?", [SHIRT])
+    assert [c.arguments["size"] for c in calls] == ["s", "M"]

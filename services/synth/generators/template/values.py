@@ -61,7 +61,13 @@ def _base(word: str) -> str:
 def _found_hints(param: _Param, text: str) -> list[str]:
     """The hints the text says, in its order; words compared by their stems ("scenic
     views" says "Scenic View", "toll roads" says "tolls", "children" says "child"), without the
-    quotes around them."""
+    quotes around them. Options told apart only by their case ("AA", "Aa", "aa") are found
+    as written."""
+    if _case_twins(param.hints):
+        hits = [
+            (re.search(rf"(?<!\w){re.escape(str(h))}(?!\w)", text), str(h)) for h in param.hints
+        ]
+        return [h for m, h in sorted((m.start(), h) for m, h in hits if m)]
     said = [p for w in words(text) for p in ([w, *w.split("-")] if "-" in w.strip("-") else [w])]
     lowered = f" {' '.join(_base(w) for w in said)} "  # "gas-powered" also says "gas"
     found = []
@@ -71,6 +77,12 @@ def _found_hints(param: _Param, text: str) -> list[str]:
             found.append((lowered.index(f" {said} "), hint))
             lowered = lowered.replace(f" {said} ", " \x00 ")
     return [h for _, h in sorted(found)]
+
+
+def _case_twins(hints: Sequence[object]) -> bool:
+    """Whether two options differ only in their case."""
+    lowered = [str(h).lower() for h in hints]
+    return len(set(lowered)) < len(set(map(str, hints)))
 
 
 def _capitalised(hint: str, text: str) -> bool:
