@@ -171,3 +171,22 @@ def test_a_value_said_in_the_same_words_as_the_first_is_one_more_however_far() -
         {"city": "Oslo", "days": 10},
         {"city": "Bergen", "days": 10},
     ]
+
+
+TRAIN = _tool(
+    "train_model",
+    "Train a model on a dataset.",
+    {
+        "dataset": {"type": "string", "description": "The dataset to train on."},
+        "epochs": {"type": "integer", "description": "The number of epochs."},
+    },
+    ["dataset", "epochs"],
+)
+
+
+def test_a_number_that_counts_other_things_is_no_text_value() -> None:
+    calls = read(
+        "Train the model on 'sales_2024', which has 1000 rows and 20 columns, for 5 epochs.",
+        [TRAIN],
+    )
+    assert [c.arguments for c in calls] == [{"dataset": "sales_2024", "epochs": 5}]

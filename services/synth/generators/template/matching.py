@@ -36,6 +36,13 @@ _COMPAT: dict[str, dict[str, float]] = {
 }
 
 
+def _counted(param: _Param, mention: Mention) -> bool:
+    """Whether a number counts things its parameter does not name ("1000 rows")."""
+    noun = mention.after[0] if mention.after else ""
+    plural = len(noun) > 3 and noun.isalpha() and noun.endswith("s") and not noun.endswith("ss")
+    return plural and stem(noun) not in param.stems
+
+
 def _score(param: _Param, mention: Mention) -> float:
     kind = param.kind
     schema = param.schema
@@ -55,6 +62,8 @@ def _score(param: _Param, mention: Mention) -> float:
         and re.search(r"(?:^|_)(?:id|number|code)$", param.name, re.I)
     ):
         compat = 0.9  # "patient with id 546382"
+    if kind == "string" and mention.kind == "number" and _counted(param, mention):
+        return 0.0  # "1000 rows and 20 columns": a count of things is no text
     if kind == "string" and mention.kind == "number" and _place_only(param):
         return 0.0  # "open 24 hours": a number is no city
     if kind == "string" and mention.kind == "name":
