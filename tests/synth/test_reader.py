@@ -1637,3 +1637,31 @@ def test_enum_options_listed_once_cross_legs_said_earlier() -> None:
         ("Oslo", "Bergen", "Fastest"),
         ("Oslo", "Bergen", "Scenic"),
     ]
+
+
+RANDINT = {
+    "type": "function",
+    "function": {
+        "name": "random_integer",
+        "description": "Draw a random integer between two bounds.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "low": {"type": "integer", "description": "The lowest value."},
+                "high": {"type": "integer", "description": "The highest value."},
+            },
+            "required": ["low", "high"],
+        },
+    },
+}
+
+
+def test_a_count_before_each_calls_values_asks_it_that_many_times() -> None:
+    calls = read(
+        "I need five random integers: two from a range with a low of 1 and a high of 6, "
+        "and three from a range with a low of 10 and a high of 20.",
+        [RANDINT],
+    )
+    assert [(c.arguments["low"], c.arguments["high"]) for c in calls] == [
+        (1, 6), (1, 6), (10, 20), (10, 20), (10, 20),
+    ]  # fmt: skip

@@ -186,7 +186,30 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             for arguments in _zipped(params, rest)
             for option in values[options]
         ]
-    return [Call(spec.name, arguments) for arguments in _zipped(params, values)]
+    rows = _zipped(params, values)
+    return [Call(spec.name, arguments) for arguments in _counted(rows, text)]
+
+
+_COUNTED = re.compile(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten)\s+(?:from|of|with|at|using)\s+(?:an?|the)\b",
+    re.I,
+)
+"""A count before the values of one call ("two from a normal distribution with a mean of 5"):
+that call asked that many times."""
+
+
+_COUNTS = {
+    w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())
+}
+
+
+def _counted(rows: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+    """Each call as many times as its count says, when every call has one ("two from a
+    normal distribution with a mean of 5, and two from one with a mean of 10")."""
+    counts = [_COUNTS[m[1].lower()] for m in _COUNTED.finditer(text)]
+    if len(rows) < 2 or len(counts) != len(rows):
+        return rows
+    return [row for row, count in zip(rows, counts, strict=True) for _ in range(count)]
 
 
 def _zipped(params: Sequence[_Param], values: Mapping[str, list[Any]]) -> list[dict[str, Any]]:
