@@ -6,7 +6,7 @@ from functools import partial
 
 from services.synth.calls import Call
 from services.synth.generators.template.reader import _calls, read
-from services.synth.generators.template.scenes import _joined, _without_asides
+from services.synth.generators.template.scenes import _followed, _joined, _without_asides
 from services.synth.generators.template.specs import _tool as spec_of
 
 
@@ -84,3 +84,26 @@ def test_asks_that_only_together_state_their_values_may_make_several_calls() -> 
         {"income": 50000, "status": "married"},
         {"income": 50000, "status": "widowed"},
     ]
+
+
+SAVINGS = _tool(
+    "savings_value",
+    "Value of savings after some years.",
+    {
+        "deposit": {"type": "number", "description": "The first deposit in dollars."},
+        "years": {"type": "integer", "description": "How many years the savings are kept."},
+        "monthly": {"type": "number", "description": "A monthly top-up in dollars."},
+    },
+    ["deposit", "years"],
+)
+
+
+def test_an_ask_that_only_adds_values_joins_the_call_before() -> None:
+    spec = spec_of(SAVINGS)
+    texts = [
+        "What are my savings worth if I deposit $3000 and keep them for 8 years?",
+        "I will also add a monthly top-up of $50.",
+    ]
+    calls = _followed(spec, texts, partial(_calls, spec, reference=None))
+    assert calls is not None
+    assert [c.arguments for c in calls] == [{"deposit": 3000, "years": 8, "monthly": 50}]

@@ -139,15 +139,16 @@ def _followed(
     spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
 ) -> list[Call] | None:
     """An ask of the same tool that lacks a required value and points back ("the output
-    for this wind farm for May") adds what it says to the calls just before it."""
+    for this wind farm for May"), or only adds values to the one call before it, adds what
+    it says to the calls just before it."""
     required = {n for n, _, needed in spec.props if needed}
     groups: list[list[Call]] = []
     merged = False
     for text in texts:
         calls = calls_of(text)
         lacking = all(not required <= set(c.arguments) for c in calls)
-        back = _BACK.search(text) and not _SAME.search(text)  # "the same": another ask
-        if groups and lacking and len(calls) == 1 and back:
+        back = groups and (_BACK.search(text) or _adds(calls, groups[-1]))
+        if groups and lacking and len(calls) == 1 and back and not _SAME.search(text):
             said = calls[0].arguments
             groups[-1] = [Call(c.name, {**c.arguments, **said}) for c in groups[-1]]
             merged = True
@@ -174,3 +175,15 @@ def _without_asides(said: Sequence[tuple[str, list[Call]]]) -> list[Call]:
             if not call.arguments or known or _SAME.search(text) or not covered:
                 out.append(call)
     return out
+
+
+def _adds(calls: Sequence[Call], before: Sequence[Call]) -> bool:
+    """Whether an ask only adds values to the one call before it: it repeats none of that
+    call's parameters with another value ("… for 10 years. You will also pay in $200 a
+    year")."""
+    if len(calls) != 1 or len(before) != 1:
+        return False
+    said, known = calls[0].arguments, before[0].arguments
+    return bool(set(said) - set(known)) and all(
+        known[k] == v for k, v in said.items() if k in known
+    )
