@@ -190,3 +190,19 @@ def test_a_number_that_counts_other_things_is_no_text_value() -> None:
         [TRAIN],
     )
     assert [c.arguments for c in calls] == [{"dataset": "sales_2024", "epochs": 5}]
+
+
+HOLIDAYS = _tool(
+    "public_holidays",
+    "List the public holidays of a year.",
+    {
+        "year": {"type": "integer", "description": "The year."},
+        "country": {"type": "string", "description": "The country. Default is US."},
+    },
+    ["year"],
+)
+
+
+def test_a_name_after_in_the_is_placed_for_an_optional_place() -> None:
+    (call,) = read("What are the public holidays of 2026 in the Netherlands?", [HOLIDAYS])
+    assert call.arguments == {"year": 2026, "country": "Netherlands"}

@@ -355,8 +355,10 @@ def _evidence(param: _Param, mention: Mention) -> bool:
 
 
 def _placed(param: _Param, mention: Mention) -> bool:
-    """A name said after "in", "near" or "at" ("in Rome, Italy") for a place parameter."""
-    said = mention.kind == "name" and mention.before[-1:] and mention.before[-1] in _PLACE_PREP
+    """A name said after "in", "near" or "at" ("in Rome, Italy", "in the Netherlands") for a
+    place parameter."""
+    before = mention.before[:-1] if mention.before[-1:] == ("the",) else mention.before
+    said = mention.kind == "name" and before[-1:] and before[-1] in _PLACE_PREP
     return bool(said) and bool(param.stems.keys() & _PLACE)
 
 
