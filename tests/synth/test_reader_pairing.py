@@ -143,3 +143,19 @@ def test_two_words_joined_by_and_next_to_the_twins_noun_are_the_twins() -> None:
     ):
         (call,) = read(query, [BLEND])
         assert call.arguments == {"dye1": "indigo", "dye2": "saffron", "strength": 40}
+
+
+FLIGHT_TIME = _tool(
+    "flight_time",
+    "Flight time between two airports.",
+    {
+        "origin_city": {"type": "string", "description": "The city the flight leaves."},
+        "destination_city": {"type": "string", "description": "The city the flight lands."},
+    },
+    ["origin_city", "destination_city"],
+)
+
+
+def test_between_two_of_a_kind_then_a_pair_is_an_end_pair() -> None:
+    calls = read("What is the flight time between two cities, Lisbon and Oslo?", [FLIGHT_TIME])
+    assert [c.arguments for c in calls] == [{"origin_city": "Lisbon", "destination_city": "Oslo"}]

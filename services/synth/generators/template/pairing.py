@@ -122,7 +122,8 @@ _START = frozenset("start origin source departure depart begin from base".split(
 _END = frozenset("end destination target arrival arrive to".split())
 
 
-_SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$", re.I)
+_SPAN_OPEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?(?:two\s+[a-z]+s?,?\s+)?$", re.I)
+"""What opens an end pair: "between", "from", "between two cities, " (then the two)."""
 
 
 _TO = re.compile(r"\s+to\s+", re.I)
