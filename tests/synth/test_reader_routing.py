@@ -65,3 +65,39 @@ def test_a_clause_with_values_that_shares_words_with_one_tool_only_asks_it() -> 
         "flight_ticket_pricing.get",
     ]
     assert calls[1].arguments == {"rentalCompany": "Hertz", "carType": "van", "length": 6}
+
+
+UNITS = _tool(
+    "convert_units",
+    "Convert a value from one unit to another.",
+    {
+        "value": {"type": "number", "description": "The value."},
+        "from_unit": {"type": "string", "description": "The unit it is in."},
+        "to_unit": {"type": "string", "description": "The unit wanted."},
+    },
+    ["value", "from_unit", "to_unit"],
+)
+ROUTE = _tool(
+    "get_route",
+    "Directions from a start to an end.",
+    {
+        "start": {"type": "string", "description": "Where the route starts."},
+        "end": {"type": "string", "description": "Where the route ends."},
+        "avoid": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["tolls", "highways", "ferries"]},
+            "description": "Features to leave out.",
+        },
+    },
+    ["start", "end"],
+)
+
+
+def test_a_clause_that_says_a_tools_listed_options_is_about_that_tool() -> None:
+    calls = read(
+        "First, convert 5 miles to kilometers. Then, I need to plan my trip from Porto to "
+        "Braga, but I want to avoid tolls and ferries.",
+        [UNITS, ROUTE],
+    )
+    assert [c.name for c in calls] == ["convert_units", "get_route"]
+    assert calls[1].arguments == {"start": "Porto", "end": "Braga", "avoid": ["tolls", "ferries"]}

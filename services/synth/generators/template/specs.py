@@ -125,9 +125,20 @@ def _tool(tool: Tool) -> _Tool:
     props = schema.get("properties") or {}
     required = set(schema.get("required") or ())
     function = tool["function"]
-    weights = _tool_words(tool_name(tool), str(function.get("description", "")), tuple(props))
+    weights = dict(_tool_words(tool_name(tool), str(function.get("description", "")), tuple(props)))
+    for word in _options(props):  # "avoid tolls and ferries" for an ``avoid`` of those
+        weights.setdefault(word, 0.5)
     entries = tuple((k, v, k in required) for k, v in props.items() if isinstance(v, Mapping))
     return _Tool(tool, tool_name(tool), weights, entries)
+
+
+def _options(props: Mapping[str, Any]) -> set[str]:
+    """The stems of the words of the options the parameters list (their enums)."""
+    said: list[str] = []
+    for schema in (v for v in props.values() if isinstance(v, Mapping)):
+        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        said += [str(o) for o in (schema.get("enum") or (items or {}).get("enum") or ())]
+    return _stems(" ".join(said))
 
 
 def _nouns(spec: _Tool) -> frozenset[str]:
