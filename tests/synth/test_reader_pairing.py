@@ -159,3 +159,20 @@ FLIGHT_TIME = _tool(
 def test_between_two_of_a_kind_then_a_pair_is_an_end_pair() -> None:
     calls = read("What is the flight time between two cities, Lisbon and Oslo?", [FLIGHT_TIME])
     assert [c.arguments for c in calls] == [{"origin_city": "Lisbon", "destination_city": "Oslo"}]
+
+
+EXCHANGE = _tool(
+    "exchange",
+    "Exchange an amount of money into another currency.",
+    {
+        "amount": {"type": "number", "description": "The amount of money."},
+        "from_currency": {"type": "string", "description": "The currency of the amount."},
+        "to_currency": {"type": "string", "description": "The currency wanted."},
+    },
+    ["amount", "from_currency", "to_currency"],
+)
+
+
+def test_a_currency_said_with_its_country_word_is_its_code() -> None:
+    (call,) = read("How many Japanese yen do I get for 300 British pounds?", [EXCHANGE])
+    assert call.arguments == {"amount": 300, "from_currency": "GBP", "to_currency": "JPY"}

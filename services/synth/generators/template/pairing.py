@@ -39,7 +39,8 @@ def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Ment
 
 
 _CURRENCY = re.compile(
-    r"\b(?:(?P<adj>us|american|canadian|australian|hong kong|singapore|new zealand)\s+)?"
+    r"\b(?:(?P<adj>us|american|canadian|australian|hong kong|singapore|new zealand|british|"
+    r"japanese|chinese|indian|russian)\s+)?"
     r"(?P<unit>dollars?|euros?|pounds?(?: sterling)?|yen|swiss francs?|francs?|yuan|"
     r"renminbi|rupees?|rubles?|roubles?)\b",
     re.I,
@@ -51,7 +52,8 @@ _ISO_CURRENCY = {
     "australian dollar": "AUD", "hong kong dollar": "HKD", "singapore dollar": "SGD",
     "new zealand dollar": "NZD", "euro": "EUR", "pound": "GBP", "pound sterling": "GBP",
     "yen": "JPY", "swiss franc": "CHF", "franc": "CHF", "yuan": "CNY", "renminbi": "CNY",
-    "rupee": "INR", "ruble": "RUB", "rouble": "RUB",
+    "rupee": "INR", "ruble": "RUB", "rouble": "RUB", "british pound": "GBP",
+    "japanese yen": "JPY", "chinese yuan": "CNY", "indian rupee": "INR", "russian ruble": "RUB",
 }  # fmt: skip
 
 
