@@ -101,3 +101,26 @@ def test_a_clause_that_says_a_tools_listed_options_is_about_that_tool() -> None:
     )
     assert [c.name for c in calls] == ["convert_units", "get_route"]
     assert calls[1].arguments == {"start": "Porto", "end": "Braga", "avoid": ["tolls", "ferries"]}
+
+
+BIRDS = _tool(
+    "bird_census",
+    "Get the count of birds in a wetland.",
+    {
+        "wetland": {"type": "string", "description": "The name of the wetland."},
+        "year": {"type": "integer", "description": "The year of the count."},
+        "species": {"type": "boolean", "description": "Whether to include species detail."},
+    },
+    ["wetland"],
+)
+
+
+def test_a_clause_naming_only_the_ask_befores_parameter_stays_with_that_ask() -> None:
+    calls = read(
+        "I would like the bird count in the Camargue wetland in the year 2020, and also "
+        "include the species detail. Then, I need a route from Nice to Arles.",
+        [BIRDS, ROUTE],
+    )
+    assert [c.name for c in calls] == ["bird_census", "get_route"]
+    assert calls[0].arguments.get("species") is True
+    assert calls[1].arguments == {"start": "Nice", "end": "Arles"}

@@ -10,9 +10,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from services.synth.generators.template.asks import _SAME
-from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.mentions import find_mentions, words
 from services.synth.generators.template.pairing import _CURRENCY
-from services.synth.generators.template.phrases import VERB_SYNONYMS
+from services.synth.generators.template.phrases import VERB_SYNONYMS, stem
 from services.synth.generators.template.specs import _stems, _Tool
 from services.synth.surface import label
 
@@ -98,6 +98,20 @@ def _unquoted_names(query: str, specs: Sequence[_Tool]) -> str:
     return _NAMED.sub(said, query)
 
 
+def _names_param(
+    specs: Sequence[_Tool], segments: Sequence[tuple[int, list[str]]], clause: str
+) -> bool:
+    """Whether a clause no tool owns names a parameter of the ask just before it, and of
+    no other tool ("… in the year 2018, and also include the species information")."""
+    said = {stem(w) for w in words(clause)}
+
+    def named(spec: _Tool) -> bool:
+        return any(set(_stems(label(n))) <= said for n, _, _ in spec.props)
+
+    before = specs[segments[-1][0]]
+    return named(before) and not any(named(s) for s in specs if s is not before)
+
+
 def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
     """Clauses grouped by the tool each one asks for, in order of first mention."""
     df: dict[str, int] = {}
@@ -126,6 +140,8 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
     pending: list[str] = []
     for index, clause in enumerate(clauses):
         owner = owners[index]
+        if owner is None and segments and not pending and _names_param(specs, segments, clause):
+            owner = segments[-1][0]  # "…, and also include the species information"
         if owner is None and any(o is not None for o in owners[index:]):
             pending.append(clause)  # context belongs to the next ask
             continue
