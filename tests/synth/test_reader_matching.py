@@ -206,3 +206,26 @@ HOLIDAYS = _tool(
 def test_a_name_after_in_the_is_placed_for_an_optional_place() -> None:
     (call,) = read("What are the public holidays of 2026 in the Netherlands?", [HOLIDAYS])
     assert call.arguments == {"year": 2026, "country": "Netherlands"}
+
+
+TRANSLATE = _tool(
+    "translate",
+    "Translate a piece of text.",
+    {
+        "text": {"type": "string", "description": "The text to translate."},
+        "language": {"type": "string", "description": "The language of the text."},
+    },
+    ["text", "language"],
+)
+
+
+def test_a_value_after_its_parameters_name_and_is_goes_to_that_parameter() -> None:
+    (call,) = read(
+        "I wrote a piece of text in 'Danish' and want it translated. "
+        "The text is 'We walked along the harbour all afternoon.'",
+        [TRANSLATE],
+    )
+    assert call.arguments == {
+        "text": "We walked along the harbour all afternoon.",
+        "language": "Danish",
+    }

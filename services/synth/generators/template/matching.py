@@ -89,6 +89,8 @@ def _score(param: _Param, mention: Mention) -> float:
         context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
     if mention.kind == "name" and _names_itself(param, mention):
         context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
+    if _named_as(param, mention):
+        context += 3.0  # "the text is '…'": the parameter named, then its value
     for distance, word in enumerate(reversed(mention.before)):
         if word == "=" + param.name.lower():
             return compat * 100.0
@@ -101,6 +103,16 @@ def _score(param: _Param, mention: Mention) -> float:
             return 0.0  # "2 meters" is never a charge in Coulombs
         context += fit
     return compat * max(1.0 + context, 0.1)
+
+
+def _named_as(param: _Param, mention: Mention) -> bool:
+    """Whether the words just before say "<the parameter's name> is" ("the text is '…'",
+    "its language is English")."""
+    own = {stem(w) for w in label(param.name).split()}
+    said = mention.before[-len(own) - 1 :]
+    if len(said) != len(own) + 1 or said[-1] not in ("is", "was", "are"):
+        return False
+    return {stem(w) for w in said[:-1]} == own  # its whole name: "gauge pressure is"
 
 
 def _place_only(param: _Param) -> bool:
