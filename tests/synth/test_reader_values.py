@@ -194,3 +194,19 @@ SHIRT = _tool(
 def test_options_told_apart_only_by_case_are_found_as_written() -> None:
     calls = read("How many shirts are in stock in size (s) and in size (M)?", [SHIRT])
     assert [c.arguments["size"] for c in calls] == ["s", "M"]
+
+
+SOUP = _tool(
+    "soup_recipe",
+    "Find a soup recipe.",
+    {
+        "main_vegetable": {"type": "string", "description": "The vegetable the soup is built on."},
+        "servings": {"type": "integer", "description": "How many people it serves."},
+    },
+    ["main_vegetable"],
+)
+
+
+def test_a_word_said_as_the_parameters_name_is_its_value() -> None:
+    (call,) = read("Find a soup that uses leek as the main vegetable, for 4 servings.", [SOUP])
+    assert call.arguments == {"main_vegetable": "leek", "servings": 4}

@@ -310,6 +310,22 @@ def _labelled(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]]
     return found, text
 
 
+_STOP_BEFORE_AS = frozenset("it them this that one something uses use using is are was".split())
+
+
+def _said_as(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
+    """Text values said as what they are ("uses chicken as the main ingredient", "with
+    'Warrior' as my class"): the word before "as the <parameter's name>"."""
+    found: dict[str, list[Any]] = {}
+    for param in (p for p in params if p.kind == "string" and not _strict(p)):
+        name = r"[\s_-]+".join(re.escape(w) for w in label(param.name).lower().split())
+        form = rf"\b([A-Za-z][\w-]*)\s+as\s+(?:the|my|a|an|its|their)\s+{name}\b"
+        said = [m[1] for m in re.finditer(form, text, re.I) if m[1].lower() not in _STOP_BEFORE_AS]
+        if said:
+            found[param.name] = said
+    return found
+
+
 def _values(param: _Param, text: str) -> list[Any]:
     """The values ``param`` received (for an array: one list), optional ones only on evidence."""
     if param.kind == "boolean":
