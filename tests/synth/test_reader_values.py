@@ -210,3 +210,22 @@ SOUP = _tool(
 def test_a_word_said_as_the_parameters_name_is_its_value() -> None:
     (call,) = read("Find a soup that uses leek as the main vegetable, for 4 servings.", [SOUP])
     assert call.arguments == {"main_vegetable": "leek", "servings": 4}
+
+
+TOP_PLAYER = _tool(
+    "top_player",
+    "Get the top player of a sport.",
+    {
+        "sport": {"type": "string", "description": "The sport."},
+        "gender": {"type": "string", "description": "The gender of the category. Optional."},
+    },
+    ["sport"],
+)
+
+
+def test_a_gender_word_is_the_gender_parameters_value_and_no_other() -> None:
+    (call,) = read(
+        "I am a big fan of volleyball and I want to know who the top female player is.",
+        [TOP_PLAYER],
+    )
+    assert call.arguments == {"sport": "volleyball", "gender": "female"}

@@ -36,6 +36,24 @@ _COMPAT: dict[str, dict[str, float]] = {
 }
 
 
+_GENDERS = frozenset("male female men women man woman".split())
+"""Words that say a gender: a value of a gender (or sex) parameter, of no other one."""
+
+
+def _gendered(param: _Param) -> bool:
+    return bool(param.stems.keys() & {"gender", "sex"})
+
+
+def _never_text(param: _Param, mention: Mention) -> bool:
+    """Whether a text parameter never takes ``mention``: a gender for anything but a gender
+    ("the top female player" is no sport), a count of other things ("1000 rows and 20
+    columns"), a number for a place ("open 24 hours" is no city)."""
+    if str(mention.value).lower() in _GENDERS and not _gendered(param):
+        return True
+    number = mention.kind == "number"
+    return number and (_counted(param, mention) or _place_only(param))
+
+
 def _counted(param: _Param, mention: Mention) -> bool:
     """Whether a number counts things its parameter does not name ("1000 rows")."""
     noun = mention.after[0] if mention.after else ""
@@ -62,10 +80,8 @@ def _score(param: _Param, mention: Mention) -> float:
         and re.search(r"(?:^|_)(?:id|number|code)$", param.name, re.I)
     ):
         compat = 0.9  # "patient with id 546382"
-    if kind == "string" and mention.kind == "number" and _counted(param, mention):
-        return 0.0  # "1000 rows and 20 columns": a count of things is no text
-    if kind == "string" and mention.kind == "number" and _place_only(param):
-        return 0.0  # "open 24 hours": a number is no city
+    if kind == "string" and _never_text(param, mention):
+        return 0.0
     if kind == "string" and mention.kind == "name":
         compat = _name_fit(param)
     if kind == "string" and re.search(r"(?:^|_)id$", param.name, re.I):

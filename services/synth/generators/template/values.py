@@ -12,7 +12,7 @@ from itertools import pairwise
 from typing import Any
 
 from services.synth.generators.template.fields import parse_value, split_fields
-from services.synth.generators.template.matching import _evidence
+from services.synth.generators.template.matching import _GENDERS, _evidence, _gendered
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.specs import _kind, _Param, _stems, _strict
@@ -310,6 +310,9 @@ def _labelled(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]]
     return found, text
 
 
+_GENDER = re.compile(rf"\b(?:{'|'.join(sorted(_GENDERS))})\b", re.I)
+
+
 _STOP_BEFORE_AS = frozenset("it them this that one something uses use using is are was".split())
 
 
@@ -346,6 +349,10 @@ def _values(param: _Param, text: str) -> list[Any]:
                 spans = [m for m in spans if m.kind != "spelled"]
             return [[v for m in spans for v in _convert(param, m)]]
         return [_convert(param, m) for m in spans]
+    if param.kind == "string" and not _strict(param) and _gendered(param):
+        said = _GENDER.search(text)  # "the top female player": said by its word alone
+        if said:
+            return [said[0].lower()]
     hints = [
         h
         for h in _found_hints(param, text)
