@@ -80,7 +80,7 @@ from services.synth.generators.template.values import (
     _values,
 )
 from services.synth.generators.template.wording import unit_said
-from services.synth.surface import label
+from services.synth.surface import NUMBER_WORDS, label
 
 __all__ = ["read"]
 
@@ -200,15 +200,10 @@ _COUNTED = re.compile(
 that call asked that many times."""
 
 
-_COUNTS = {
-    w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())
-}
-
-
 def _counted(rows: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
     """Each call as many times as its count says, when every call has one ("two from a
     normal distribution with a mean of 5, and two from one with a mean of 10")."""
-    counts = [_COUNTS[m[1].lower()] for m in _COUNTED.finditer(text)]
+    counts = [NUMBER_WORDS[m[1].lower()] for m in _COUNTED.finditer(text)]
     if len(rows) < 2 or len(counts) != len(rows):
         return rows
     return [row for row, count in zip(rows, counts, strict=True) for _ in range(count)]
