@@ -285,9 +285,9 @@ def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
         return
     offered = {p.name: {h.lower() for h in p.hints} for p in params}
     for name in texts:
-        for other in texts:
+        for other in (t for t in texts if t != name):
             mine = [v for v in values[name] if isinstance(v, str)]
-            theirs = {str(v).lower() for v in values[other] if other != name}
+            theirs = {str(v).lower() for v in values[other]}
             gone = [v for v in mine if v.lower() in theirs & offered[other] - offered[name]]
             if gone:
                 values[name] = [v for v in values[name] if v not in gone]
