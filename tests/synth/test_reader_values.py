@@ -229,3 +229,26 @@ def test_a_gender_word_is_the_gender_parameters_value_and_no_other() -> None:
         [TOP_PLAYER],
     )
     assert call.arguments == {"sport": "volleyball", "gender": "female"}
+
+
+CELL = _tool(
+    "get_cell_info",
+    "Information about the structure of a type of cell.",
+    {
+        "cell_type": {"type": "string", "description": "Type of cell."},
+        "detailed": {"type": "boolean", "description": "Whether to give a detailed description."},
+    },
+    ["cell_type"],
+)
+
+
+def test_a_flag_said_as_less_of_it_is_off() -> None:
+    calls = read(
+        "Give a detailed description of a neuron cell and then a less detailed description"
+        " of a muscle cell.",
+        [CELL],
+    )
+    assert [(c.arguments["cell_type"], c.arguments.get("detailed")) for c in calls] == [
+        ("neuron", True),
+        ("muscle", False),
+    ]

@@ -73,6 +73,7 @@ from services.synth.generators.template.specs import (
 from services.synth.generators.template.values import (
     _capitalised,
     _dicts,
+    _flag_each,
     _found_hints,
     _labelled,
     _own,
@@ -188,8 +189,22 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             for arguments in _zipped(params, rest)
             for option in values[options]
         ]
+    _flags_each(params, values, text)
     rows = _zipped(params, values)
     return [Call(spec.name, arguments) for arguments in _counted(rows, text)]
+
+
+def _flags_each(params: Sequence[_Param], values: dict[str, list[Any]], text: str) -> None:
+    """A flag said once for each call, on for one and off for another ("a detailed
+    description of a neuron cell and then a less detailed description of a muscle cell"):
+    one value per call, in the order said, when the other values make that many calls."""
+    count = max((len(v) for v in values.values()), default=0)
+    for param in params:
+        if param.kind != "boolean" or len(values.get(param.name, ())) != 1 or count < 2:
+            continue
+        each = _flag_each(param, text)
+        if len(each) == count:
+            values[param.name] = each
 
 
 _COUNTED = re.compile(

@@ -119,14 +119,36 @@ def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
     stated = _stated(named | {w.replace("_", "") for w in _stems(label(param.name))}, text)
     if stated is not None:
         return stated
-    forms = keys if loose else named
+    said = _flags_said(keys, keys if loose else named, text)
+    if said:
+        return said[0]
+    return False if off & {stem(t) for t in words(text)} else None
+
+
+def _flags_said(keys: set[str], forms: set[str], text: str) -> list[bool]:
+    """Each time a flag's words are said, whether on or off: off when negated just before or
+    said as less of it ("a less detailed description"). Its words said close together
+    ("the impact of human activities") are said once."""
     tokens = words(text)
+    out: list[bool] = []
+    last = -9
     for index, token in enumerate(tokens):
         said = stem(token)
         if said in keys or _same_word(said.replace("-", ""), forms):
             window = set(tokens[max(0, index - 4) : index])
-            return not (window & _NEGATION)
-    return False if off & {stem(t) for t in tokens} else None
+            if index - last > 4:
+                out.append(not (window & _NEGATION or tokens[index - 1 : index] == ["less"]))
+            last = index
+    return out
+
+
+def _flag_each(param: _Param, text: str) -> list[bool]:
+    """A flag said once per call, on for one and off for another ("a detailed description
+    of a neuron cell and a less detailed one of a muscle cell"): each time, in order; empty
+    when said only one way."""
+    named = {w.replace("_", "") for w in _stems(label(param.name))} - _GENERIC - param.shared
+    said = _flags_said(named, named, text)  # by its own name: once each time
+    return said if len(set(said)) > 1 else []
 
 
 def _off_words(param: _Param) -> set[str]:
