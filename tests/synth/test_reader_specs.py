@@ -41,3 +41,10 @@ def test_a_value_goes_to_what_it_measures_not_to_the_words_of_a_default() -> Non
             {"mass1": 20, "temperature1": 30, "mass2": 15, "temperature2": 60},
         ),
     )
+
+
+def test_options_a_description_lists_in_brackets_are_its_hints() -> None:
+    schema = {"type": "string", "description": "The type of paint (Watercolor, Oil, Acrylic)."}
+    assert _param("paint_type", schema, True).hints == ("Watercolor", "Oil", "Acrylic")
+    unit = {"type": "string", "description": "The unit (optional, default is 'km')."}
+    assert _param("unit", unit, False).hints == ("km",)

@@ -25,6 +25,13 @@ _EXAMPLES = re.compile(
 _QUOTED_HINT = re.compile(r"'([^']{1,40})'|\"([^\"]{1,40})\"")
 
 
+_BRACKETED = re.compile(r"\(([^()]+)\)")
+
+
+_WORDS = re.compile(r"(?!(?:optional|default)\b)[A-Za-z][A-Za-z '-]{0,30}", re.I)
+"""An option a description lists in brackets: words only, never what it says of itself."""
+
+
 _EXTRA_STOP = ASK_WORDS
 
 
@@ -54,12 +61,17 @@ def _kind(schema: Mapping[str, Any]) -> str:
 
 
 def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
-    """Values a parameter's description offers as examples ("e.g. vegan, gluten-free")."""
+    """Values a parameter's description offers as examples ("e.g. vegan, gluten-free") or
+    lists in brackets ("The type of paint (Watercolor, Oil, Acrylic)")."""
     found: list[str] = []
     text = str(schema.get("description", ""))
     for m in _EXAMPLES.finditer(text):
         found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", m[1])]
     found += [a or b for a, b in _QUOTED_HINT.findall(text)]
+    for m in _BRACKETED.finditer(text):  # "The type of paint (Watercolor, Oil, Acrylic)."
+        parts = [p.strip() for p in re.split(r",|\bor\b", m[1])]
+        if len(parts) > 1 and all(_WORDS.fullmatch(p) for p in parts):
+            found += parts
     items = schema.get("items", {}) if isinstance(schema.get("items"), Mapping) else {}
     enum = schema.get("enum") or items.get("enum") or ()
     found += [str(v) for v in enum]
