@@ -26,3 +26,29 @@ def test_an_optional_parameter_named_by_a_noun_takes_the_words_that_qualify_it()
 def test_the_tools_own_word_before_the_noun_is_no_kind_of_it() -> None:
     calls = read("Reserve a hotel room in Lisbon.", [ROOMS])
     assert calls == (Call("hotel_reserve", {"city": "Lisbon"}),)
+
+
+MIXTURE = {
+    "type": "function",
+    "function": {
+        "name": "paint_color_mixture",
+        "description": "Which colors to mix for a certain color.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "paint": {"type": "string", "description": "The kind of paint."},
+                "color": {"type": "string", "description": "The color to produce."},
+            },
+            "required": ["paint", "color"],
+        },
+    },
+}
+
+
+def test_a_plain_word_right_after_a_parameters_noun_is_its_value() -> None:
+    calls = read(
+        "With oil paint, how do I mix the color magenta? Also, how do I get color navy by"
+        " using acrylic paint?",
+        [MIXTURE],
+    )
+    assert [c.arguments["color"] for c in calls] == ["magenta", "navy"]

@@ -4,15 +4,16 @@ words before it to the parameter more surely than any name elsewhere in the requ
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from services.synth.generators.template.mentions import Mention, words
-from services.synth.generators.template.phrases import stem
+from services.synth.generators.template.phrases import ASK_WORDS, STOPWORDS, stem
 from services.synth.generators.template.specs import _closed, _Param, _strict
 from services.synth.generators.template.wording import KIND_WORDS, qualifiers
 from services.synth.surface import label
 
-__all__ = ["qualified", "said_kinds"]
+__all__ = ["named_after", "qualified", "said_kinds"]
 
 _PICKING = frozenset("type kind category".split())
 """Words of a parameter's name that say it picks a kind of the noun beside them."""
@@ -56,6 +57,28 @@ def qualified(param: _Param, text: str, nouns: frozenset[str]) -> None:
     said = [m for m in said if m.text.lower() in offered or not _stems(m) & param.shared]
     if len(said) == 1:  # "a hotel room" for ``room_type``: the tool's own word, no kind
         param.spans.append(said[0])
+
+
+_AFTER = re.compile(r"\s+([a-z][a-z-]+)(?=\s*(?:[,.?!;]|$|(?:and|or|by|in|with|for|using)\b))")
+"""A plain word right after a parameter's noun, where a clause or a list goes on."""
+
+
+def named_after(params: Sequence[_Param], text: str) -> None:
+    """An empty required text parameter named by one noun takes the plain words said right
+    after that noun ("the color magenta and …", "color navy by using …"): the request names
+    what it gives, then gives it; one value each time, in order. A word of the tool's ("the
+    DNA sequence" for ``DNA_id`` of ``fetch_DNA_sequence``) is the noun's head, no value."""
+    for param in params:
+        own = [w for w in words(label(param.name)) if w not in KIND_WORDS]
+        if not param.required or param.spans or not _free_text(param) or len(own) != 1:
+            continue
+        for noun in re.finditer(rf"\b{re.escape(own[0])}\b", text, re.I):
+            said = _AFTER.match(text, noun.end())
+            word = said[1] if said else ""
+            if not word or word in STOPWORDS or word in ASK_WORDS or stem(word) in param.shared:
+                continue
+            before = tuple(words(text[max(0, noun.start() - 40) : noun.end()])[-5:])
+            param.spans.append(Mention("phrase", word, said.start(1), said.end(1), word, before))
 
 
 def _stems(mention: Mention) -> set[str]:

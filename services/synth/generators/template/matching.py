@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
-from services.synth.generators.template.kinds import qualified, said_kinds
+from services.synth.generators.template.kinds import named_after, qualified, said_kinds
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.specs import _closed, _kind, _Param, undefaulted
@@ -188,11 +188,14 @@ def _name_fit(param: _Param) -> float:
 def _assign(
     params: Sequence[_Param], mentions: Sequence[Mention], text: str, nouns: frozenset[str]
 ) -> None:
-    """Typed mentions first; for required text parameters still empty, the words that
-    qualify one of the tool's nouns ("jazz events"), then bare phrases."""
+    """Typed mentions first; for required text parameters still empty, the word said right
+    after their noun ("the color magenta"), the words that qualify one of the tool's nouns
+    ("jazz events"), then bare phrases."""
     said_kinds(params, text, nouns)
     _match([p for p in params if not p.spans], [m for m in mentions if m.kind != "phrase"], text)
     empty = [p for p in params if p.required and not p.spans and p.kind == "string"]
+    named_after(empty, text)  # "the color magenta"
+    empty = [p for p in empty if not p.spans]
     kinds = [p for p in empty if not p.stems.keys() & _PLACE]  # a place is no kind of thing
     if kinds:
         _match(kinds, qualifiers(text, nouns), text)
