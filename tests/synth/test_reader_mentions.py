@@ -87,3 +87,26 @@ def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     first = find_mentions("Book 2 rooms in Oslo.")
     first.clear()
     assert [m.value for m in find_mentions("Book 2 rooms in Oslo.")] == [2.0, "Oslo"]
+
+
+ALIGN = _tool(
+    "analyze_sequence",
+    "Compare a DNA sequence with a reference sequence.",
+    {
+        "sequence": {"type": "string", "description": "The DNA sequence to analyze."},
+        "reference_sequence": {"type": "string", "description": "The reference sequence."},
+    },
+    ["sequence", "reference_sequence"],
+)
+
+
+def test_what_follows_using_is_what_a_value_is_used_with_not_what_it_is() -> None:
+    assert find_mentions('the sequence "ACGT" using the reference')[0].after == ("using",)
+    calls = read(
+        'Analyze the DNA sequence "AGCTA" and "AGGCTA" using the reference sequence "AGCTA".',
+        [ALIGN],
+    )
+    assert [c.arguments for c in calls] == [
+        {"sequence": "AGCTA", "reference_sequence": "AGCTA"},
+        {"sequence": "AGGCTA", "reference_sequence": "AGCTA"},
+    ]

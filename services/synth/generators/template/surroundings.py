@@ -7,7 +7,7 @@ from __future__ import annotations
 __all__ = ["_after"]
 
 _JOINING = frozenset(
-    "and or but with of in for at on from to after before while by is are was were s".split()
+    "and or but with of in for at on from to after before while by is are was were s using".split()
 )
 
 _MEASURE = frozenset(
@@ -21,8 +21,8 @@ _COPULA = frozenset("is was are were".split())
 
 def _after(tail: list[str]) -> tuple[str, ...]:
     """The words that describe a mention from behind: up to three, up to a joining word
-    ("base 6 and height 10": 6 gets no "height"), save "in" before what a unit measures
-    ("12 feet in length")."""
+    ("base 6 and height 10": 6 gets no "height"; '"ACGT" using the reference': what it is
+    used with), save "in" before what a unit measures ("12 feet in length")."""
     if len(tail) >= 3 and tail[1] == "in" and tail[2] in _MEASURE:
         return tuple(tail[:3])
     if len(tail) >= 3 and tail[0] in _COPULA and tail[1] in ("a", "an", "the"):
