@@ -1665,3 +1665,32 @@ def test_a_count_before_each_calls_values_asks_it_that_many_times() -> None:
     assert [(c.arguments["low"], c.arguments["high"]) for c in calls] == [
         (1, 6), (1, 6), (10, 20), (10, 20), (10, 20),
     ]  # fmt: skip
+
+
+MUTATIONS = _tool(
+    "analyze_dna_sequence",
+    "Analyze a DNA sequence for mutations.",
+    {
+        "sequence": {"type": "string", "description": "The DNA sequence to analyze."},
+        "mutation_type": {
+            "type": "string",
+            "enum": ["insertion", "deletion"],
+            "description": "Type of the mutation.",
+        },
+    },
+    ["sequence"],
+)
+
+
+def test_the_same_again_varies_every_call_of_the_first_ask() -> None:
+    calls = read(
+        "Analyze the DNA sequences 'AAT' and 'AGT' for 'insertion' mutations, then repeat the"
+        " same analysis for 'deletion' mutations.",
+        [MUTATIONS],
+    )
+    assert sorted((c.arguments["sequence"], c.arguments["mutation_type"]) for c in calls) == [
+        ("AAT", "deletion"),
+        ("AAT", "insertion"),
+        ("AGT", "deletion"),
+        ("AGT", "insertion"),
+    ]

@@ -48,17 +48,22 @@ _SAME = re.compile(
 )
 
 
-def _same_again(new: list[Call], text: str, earlier: Sequence[Call]) -> list[Call]:
+def _same_again(
+    new: list[Call], text: str, earlier: Sequence[Call], first: Sequence[Call] = ()
+) -> list[Call]:
     """A follow-up that says "the same" ("then do the same for Paris", "fetch it again in
-    genbank format", "fetch it once more but now with …") keeps what the first call of that
-    function set and it does not restate: each such variant varies the first ask, not the
-    variant before it."""
+    genbank format", "fetch it once more but now with …") keeps what the calls of the first
+    ask of that function (``first``; else its first call) set and it does not restate: each
+    such variant varies the first ask, not the variant before it."""
     if not new or not _SAME.search(text):
         return new
-    before = next((c for c in earlier if c.name == new[0].name), None)
-    if before is None:
-        return new
-    return [Call(c.name, {**before.arguments, **c.arguments}) for c in new]
+    bases = [c for c in first if c.name == new[0].name]
+    bases = bases or [c for c in earlier if c.name == new[0].name][:1]
+    out: list[Call] = []
+    for call in (Call(c.name, {**b.arguments, **c.arguments}) for b in bases for c in new):
+        if call not in out:
+            out.append(call)
+    return out or new
 
 
 def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
