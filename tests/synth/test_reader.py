@@ -1694,3 +1694,33 @@ def test_the_same_again_varies_every_call_of_the_first_ask() -> None:
         ("AGT", "deletion"),
         ("AGT", "insertion"),
     ]
+
+
+INTEGRATE = _tool(
+    "integrate",
+    "Area under a curve between two x values.",
+    {
+        "function": {"type": "string", "description": "The function, e.g. 'x^3'."},
+        "start_x": {"type": "integer", "description": "The starting x-value."},
+        "end_x": {"type": "integer", "description": "The ending x-value."},
+        "method": {"type": "string", "description": "Either 'trapezoid' or 'simpson'."},
+    },
+    ["function", "start_x", "end_x"],
+)
+
+
+def test_repeating_these_asks_varies_every_call_before() -> None:
+    calls = read(
+        "Integrate the function 'x^2' between x values of 1 and 4 using the 'trapezoid' method,"
+        " and then do the same calculation but using the 'simpson' method? After that, repeat"
+        " these calculations for the function 'x^3' between x values of 0 and 2.",
+        [INTEGRATE],
+    )
+    assert sorted(tuple(c.arguments.values()) for c in calls) == sorted(
+        [
+            ("x^2", 1, 4, "trapezoid"),
+            ("x^2", 1, 4, "simpson"),
+            ("x^3", 0, 2, "trapezoid"),
+            ("x^3", 0, 2, "simpson"),
+        ]
+    )

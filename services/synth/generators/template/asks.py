@@ -48,17 +48,23 @@ _SAME = re.compile(
 )
 
 
+_THESE = re.compile(r"\b(?:these|those|all)\s+(?:\w+\s+)?\w+s\b|\b(?:them|each of them)\b", re.I)
+"""What points back at several asks ("repeat these calculations", "all those analyses")."""
+
+
 def _same_again(
     new: list[Call], text: str, earlier: Sequence[Call], first: Sequence[Call] = ()
 ) -> list[Call]:
     """A follow-up that says "the same" ("then do the same for Paris", "fetch it again in
     genbank format", "fetch it once more but now with …") keeps what the calls of the first
     ask of that function (``first``; else its first call) set and it does not restate: each
-    such variant varies the first ask, not the variant before it."""
+    such variant varies the first ask, not the variant before it. One that points back at
+    several ("repeat these calculations for …") varies every earlier call of it."""
     if not new or not _SAME.search(text):
         return new
-    bases = [c for c in first if c.name == new[0].name]
-    bases = bases or [c for c in earlier if c.name == new[0].name][:1]
+    mine = [c for c in earlier if c.name == new[0].name]
+    bases = mine if _THESE.search(text) else [c for c in first if c.name == new[0].name]
+    bases = bases or mine[:1]
     out: list[Call] = []
     for call in (Call(c.name, {**b.arguments, **c.arguments}) for b in bases for c in new):
         if call not in out:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from services.synth.calls import Call
-from services.synth.generators.template.asks import _SAME
+from services.synth.generators.template.asks import _SAME, _THESE
 from services.synth.generators.template.mentions import find_mentions
 from services.synth.generators.template.routing import _CLAUSE, _OPENS, _opened
 from services.synth.generators.template.specs import _Tool
@@ -38,8 +38,9 @@ def _pieces(text: str) -> list[str]:
 def _scene_calls(
     spec: _Tool, texts: Sequence[str], calls_of: Callable[[str], list[Call]]
 ) -> list[Call] | None:
-    """One call per scene, with what the other clauses say where a scene says nothing;
-    ``None`` when fewer than two clauses hold a whole set of values."""
+    """One call per scene, with what the other clauses say where a scene says nothing; a
+    scene that says "repeat these … for" varies every scene before it; ``None`` when fewer
+    than two clauses hold a whole set of values."""
     if any(re.search(r"\brespectively\b", t, re.I) for t in texts):
         return None  # values given as lists that line up, not scene by scene
     pieces = [p for t in texts for p in _pieces(t)]
@@ -65,6 +66,9 @@ def _scene_calls(
         said = calls_of(scene)
         if len(said) != 1:
             return None  # a list of values in one clause: no scene
+        if out and _SAME.search(scene) and _THESE.search(scene):  # "repeat these for …"
+            out += [Call(c.name, {**c.arguments, **said[0].arguments}) for c in out]
+            continue
         kept = out[-1].arguments if index in again and out else context
         call = Call(said[0].name, {**context, **kept, **said[0].arguments})
         if not required <= set(call.arguments):
