@@ -176,3 +176,16 @@ EXCHANGE = _tool(
 def test_a_currency_said_with_its_country_word_is_its_code() -> None:
     (call,) = read("How many Japanese yen do I get for 300 British pounds?", [EXCHANGE])
     assert call.arguments == {"amount": 300, "from_currency": "GBP", "to_currency": "JPY"}
+
+
+def test_to_a_place_from_another_says_the_end_then_the_start() -> None:
+    calls = read(
+        "What is the flight time from Lisbon to Oslo and then from Oslo to Rome, as I have to"
+        " return to Lisbon from Rome?",
+        [FLIGHT_TIME],
+    )
+    assert [tuple(c.arguments.values()) for c in calls] == [
+        ("Lisbon", "Oslo"),
+        ("Oslo", "Rome"),
+        ("Rome", "Lisbon"),
+    ]

@@ -132,13 +132,22 @@ _TO = re.compile(r"\s+to\s+", re.I)
 """Two codes joined by "to" ("USD to AUD", "JFK to LAX") are an end pair with no "from"."""
 
 
+_BACK_TO = re.compile(r"\bto\s+(?:the\s+)?$", re.I)
+
+
+_FROM = re.compile(r"\s+from\s+(?:the\s+)?", re.I)
+"""Two places joined by "from" after "to" ("return to New York City from Miami"): the end
+first, then the start."""
+
+
 _SPAN_JOIN = re.compile(r"\s+(?:back\s+)?(?:and|to)\s+(?:the\s+)?", re.I)
 
 
 def _ends(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> list[_Param]:
     """ "from A to B", "between A and B" for a start and an end parameter (``origin`` /
     ``destination``, ``start_city`` / ``end_city``): A is the start, B the end, as often as
-    the query says it. Returns the two parameters when it did."""
+    the query says it; "to B from A" says them the other way round. Returns the two
+    parameters when it did."""
 
     def end_of(words_: frozenset[str]) -> _Param | None:
         found = [p for p in params if p.kind == "string" and set(label(p.name).split()) & words_]
@@ -151,10 +160,14 @@ def _ends(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> l
         if first.kind not in ("name", "code", "quoted") or then.kind != first.kind:
             continue
         join = text[first.end : then.start]
+        placed = any(m is first or m is then for m in [*start.spans, *end.spans])
         opened = _SPAN_OPEN.search(text[: first.start])
         if (opened and _SPAN_JOIN.fullmatch(join)) or (_coded(first, then) and _TO.fullmatch(join)):
             start.spans.append(first)
             end.spans.append(then)
+        elif _BACK_TO.search(text[: first.start]) and _FROM.fullmatch(join) and not placed:
+            start.spans.append(then)  # "return to New York from Miami": Miami is the start
+            end.spans.append(first)
     if not start.spans:
         _held(start, end, mentions, text)
     return [start, end] if start.spans else []
