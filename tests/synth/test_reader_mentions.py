@@ -110,3 +110,8 @@ def test_what_follows_using_is_what_a_value_is_used_with_not_what_it_is() -> Non
         {"sequence": "AGCTA", "reference_sequence": "AGCTA"},
         {"sequence": "AGGCTA", "reference_sequence": "AGCTA"},
     ]
+
+
+def test_a_number_in_written_out_scientific_notation_is_one_number() -> None:
+    said = find_mentions("a permittivity of 8.854 x 10^-12 F/m, light at 3 × 10^8 m/s")
+    assert [m.value for m in said if m.kind == "number"] == [8.854e-12, 3e8]

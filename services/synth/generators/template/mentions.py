@@ -53,6 +53,8 @@ _SPELLED = re.compile(
     re.I,
 )
 _QUOTED = re.compile(r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”")
+_POWER_OF_TEN = re.compile(r"(?<![\w.^/])(-?\d+(?:\.\d+)?)\s*[x×*]\s*10\s*\^\s*\(?([-+]?\d+)\)?")
+"""A number in scientific notation as written out ("8.854 x 10^-12", "3 × 10^8")."""
 _TERM = r"(?:\d+(?:\.\d+)?\*?)?[xyz](?:\^\d+)?|\d+(?:\.\d+)?"
 _EXPRESSION = re.compile(
     rf"(?<![\w^/.])(?=[^\s]*[xyz])"
@@ -246,6 +248,8 @@ def _found(text: str, reference: date | None, naming: frozenset[str]) -> tuple[M
     for m in _FEET_INCHES.finditer(text):  # "6 feet 2 inches", 5'11": one height, in inches
         found.add(m.start(), m.end(), "number", float(int(m[1]) * 12 + int(m[2])))
     _find_literals(found)
+    for m in _POWER_OF_TEN.finditer(text):  # "8.854 x 10^-12": one number
+        found.add(m.start(), m.end(), "number", float(m[1]) * 10 ** int(m[2]))
     for m in _EXPRESSION.finditer(text):  # "3x^2 + 2x - 1": one value, in Python's power
         found.add(m.start(), m.end(), "quoted", m[0].replace("^", "**"))
     _find_dates(found, reference)
