@@ -107,3 +107,30 @@ def test_an_ask_that_only_adds_values_joins_the_call_before() -> None:
     calls = _followed(spec, texts, partial(_calls, spec, reference=None))
     assert calls is not None
     assert [c.arguments for c in calls] == [{"deposit": 3000, "years": 8, "monthly": 50}]
+
+
+FORCE = _tool(
+    "electric_force",
+    "The force between two charges.",
+    {
+        "charge1": {"type": "integer", "description": "The first charge in coulombs."},
+        "charge2": {"type": "integer", "description": "The second charge in coulombs."},
+        "distance": {"type": "integer", "description": "The distance in meters."},
+        "permittivity": {"type": "number", "description": "The permittivity of the medium."},
+    },
+    ["charge1", "charge2", "distance"],
+)
+
+
+def test_numbered_clauses_about_numbered_twins_are_values_not_scenes() -> None:
+    calls = read(
+        "In an experiment, you are given two charges. The first charge has a magnitude of 3"
+        " coulombs and the second charge has a magnitude of 4 coulombs. These charges are"
+        " placed at a distance of 2 meters. You perform the experiment twice. The first time,"
+        " the permittivity is 0.5. The second time, the permittivity is 0.25. What is the"
+        " force between the charges in both cases?",
+        [FORCE],
+    )
+    assert [c.arguments for c in calls] == [
+        {"charge1": 3, "charge2": 4, "distance": 2, "permittivity": p} for p in (0.5, 0.25)
+    ]

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from services.synth.calls import Call
 from services.synth.generators.template.asks import _SAME, _THESE
 from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.routing import _CLAUSE, _OPENS, _opened
 from services.synth.generators.template.specs import _Tool
 
@@ -53,7 +54,9 @@ def _scene_calls(
     if sum(whole) >= 2:  # a clause of only words ("a historical event") leads up to a scene
         valued = [w and _typed(p) for w, p in zip(whole, pieces, strict=True)]
         whole = valued if any(valued) else whole
-    numbered = [_OPENS.match(p) is not None and _typed(p) for p in pieces]
+    numbered = [
+        _OPENS.match(p) is not None and _typed(p) and not _of_twins(spec, p) for p in pieces
+    ]
     if sum(numbered) >= 2:  # "the first …, the second …": those are the scenes
         whole = numbered
     if sum(whole) < 2:
@@ -75,6 +78,19 @@ def _scene_calls(
             return None
         out.append(call)
     return out
+
+
+def _of_twins(spec: _Tool, piece: str) -> bool:
+    """Whether a numbered clause is about one of a parameter's numbered twins ("The first
+    charge has a magnitude of 5 coulombs" for ``charge1``): it says a value, not a scene."""
+    opened = _OPENS.match(piece)
+    noun = re.match(r"\s*(?:one\b|([a-z]+))", piece[opened.end() :], re.I) if opened else None
+    if noun is None or noun[1] is None:
+        return False
+    twins = {
+        stem(m[1].lower()) for n, _, _ in spec.props if (m := re.fullmatch(r"(.+?)_?[0-9]", n))
+    }
+    return stem(noun[1].lower()) in twins
 
 
 def _cast(pieces: Sequence[str], whole: Sequence[bool]) -> tuple[list[str], set[int], list[str]]:
