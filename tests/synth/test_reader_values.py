@@ -252,3 +252,27 @@ def test_a_flag_said_as_less_of_it_is_off() -> None:
         ("neuron", True),
         ("muscle", False),
     ]
+
+
+TRANSIT = _tool(
+    "find_shortest_route",
+    "The shortest distance between two cities by public transportation.",
+    {
+        "start_city": {"type": "string", "description": "The city you start from."},
+        "end_city": {"type": "string", "description": "The city you go to."},
+        "transportation": {"type": "string", "description": "Preferred mode, e.g. bus."},
+        "allow_transfer": {
+            "type": "boolean",
+            "description": "Allows transfer between different transportation if true.",
+        },
+    },
+    ["start_city", "end_city"],
+)
+
+
+def test_another_parameters_name_is_no_other_form_of_a_flags_word() -> None:
+    (call,) = read(
+        "The shortest distance between Lyon and Nice using a bus as the mode of transportation.",
+        [TRANSIT],
+    )
+    assert "allow_transfer" not in call.arguments

@@ -119,22 +119,29 @@ def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
     stated = _stated(named | {w.replace("_", "") for w in _stems(label(param.name))}, text)
     if stated is not None:
         return stated
-    said = _flags_said(keys, keys if loose else named, text)
+    said = _flags_said(keys, keys if loose else named, text, param.shared)
     if said:
         return said[0]
     return False if off & {stem(t) for t in words(text)} else None
 
 
-def _flags_said(keys: set[str], forms: set[str], text: str) -> list[bool]:
+def _flags_said(
+    keys: set[str], forms: set[str], text: str, shared: frozenset[str] = frozenset()
+) -> list[bool]:
     """Each time a flag's words are said, whether on or off: off when negated just before or
     said as less of it ("a less detailed description"). Its words said close together
-    ("the impact of human activities") are said once."""
+    ("the impact of human activities") are said once. A word of the tool's or of another
+    parameter (``shared``: "transportation" for ``allow_transfer`` beside
+    ``transportation``) is another form of the flag's words only when it starts with one
+    whole ("detailed" for ``detail``)."""
     tokens = words(text)
     out: list[bool] = []
     last = -9
     for index, token in enumerate(tokens):
         said = stem(token)
-        if said in keys or _same_word(said.replace("-", ""), forms):
+        plain = said.replace("-", "")
+        inflected = any(plain.startswith(k) for k in forms)  # "detailed" for ``detail``
+        if said in keys or ((inflected or said not in shared) and _same_word(plain, forms)):
             window = set(tokens[max(0, index - 4) : index])
             if index - last > 4:
                 out.append(not (window & _NEGATION or tokens[index - 1 : index] == ["less"]))
@@ -147,7 +154,7 @@ def _flag_each(param: _Param, text: str) -> list[bool]:
     of a neuron cell and a less detailed one of a muscle cell"): each time, in order; empty
     when said only one way."""
     named = {w.replace("_", "") for w in _stems(label(param.name))} - _GENERIC - param.shared
-    said = _flags_said(named, named, text)  # by its own name: once each time
+    said = _flags_said(named, named, text, param.shared)  # by its own name: once each time
     return said if len(set(said)) > 1 else []
 
 
