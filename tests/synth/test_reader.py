@@ -10,6 +10,7 @@ from services.synth.checker import check_calls
 from services.synth.generators.template import TemplateGenerator
 from services.synth.generators.template.mentions import find_mentions, relative_dates
 from services.synth.generators.template.reader import read
+from tests.synth.test_reader_values import TRANSIT
 
 
 def _tool(name: str, description: str, props: dict, required: list[str]) -> dict:
@@ -1724,3 +1725,13 @@ def test_repeating_these_asks_varies_every_call_before() -> None:
             ("x^3", 0, 2, "simpson"),
         ]
     )
+
+
+def test_a_variant_takes_no_bare_phrase_for_a_value_the_first_ask_set() -> None:
+    calls = read(
+        "What is the shortest distance between Lyon and Nice by bus? Then do the same, but"
+        " allow transfer between different modes.",
+        [TRANSIT],
+    )
+    assert [c.arguments.get("start_city") for c in calls] == ["Lyon", "Lyon"]
+    assert [c.arguments.get("allow_transfer") for c in calls] == [None, True]

@@ -186,11 +186,15 @@ def _name_fit(param: _Param) -> float:
 
 
 def _assign(
-    params: Sequence[_Param], mentions: Sequence[Mention], text: str, nouns: frozenset[str]
+    params: Sequence[_Param],
+    mentions: Sequence[Mention],
+    text: str,
+    nouns: frozenset[str],
+    guess: bool = True,
 ) -> None:
     """Typed mentions first; for required text parameters still empty, the word said right
     after their noun ("the color magenta"), the words that qualify one of the tool's nouns
-    ("jazz events"), then bare phrases."""
+    ("jazz events"), then bare phrases unless ``guess`` is off."""
     said_kinds(params, text, nouns)
     _match([p for p in params if not p.spans], [m for m in mentions if m.kind != "phrase"], text)
     empty = [p for p in params if p.required and not p.spans and p.kind == "string"]
@@ -203,7 +207,7 @@ def _assign(
         own = {stem(w) for w in words(label(param.name))} - KIND_WORDS - nouns
         _match([param], qualifiers(text, frozenset(own)), text)
     empty = [p for p in empty if not p.spans]
-    if empty:
+    if empty and guess:
         _match(empty, [m for m in mentions if m.kind == "phrase"], text)
     for param in params:
         qualified(param, text, nouns)

@@ -37,7 +37,13 @@ from itertools import pairwise
 from typing import Any
 
 from services.synth.calls import Call, Tool
-from services.synth.generators.template.asks import _complete_calls, _each_of, _inherit, _same_again
+from services.synth.generators.template.asks import (
+    _SAME,
+    _complete_calls,
+    _each_of,
+    _inherit,
+    _same_again,
+)
 from services.synth.generators.template.matching import _LISTED, _assign
 from services.synth.generators.template.mentions import find_mentions
 from services.synth.generators.template.pairing import (
@@ -170,7 +176,8 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     paired += _respective([p for p in typed if p not in paired], mentions, text)
     taken = {id(m) for p in paired for m in p.spans}
     free = [m for m in mentions if id(m) not in taken]
-    _assign([p for p in typed if p not in paired], free, text, _nouns(spec))
+    again = bool(_SAME.search(text))  # a variant says what changes: the rest is known
+    _assign([p for p in typed if p not in paired], free, text, _nouns(spec), guess=not again)
     _order_twins(typed, mentions)
     for param in rest:
         found = _values(param, text) or unit_said(label(param.name), param.kind, text)
