@@ -1735,3 +1735,15 @@ def test_a_variant_takes_no_bare_phrase_for_a_value_the_first_ask_set() -> None:
     )
     assert [c.arguments.get("start_city") for c in calls] == ["Lyon", "Lyon"]
     assert [c.arguments.get("allow_transfer") for c in calls] == [None, True]
+
+
+def test_a_follow_up_that_asks_again_if_we_change_something_is_a_variant() -> None:
+    calls = read(
+        "What is the shortest distance between Lyon and Nice by bus, and then what is the"
+        " shortest distance if we allow transfer between different modes of transportation?",
+        [TRANSIT],
+    )
+    assert [c.arguments for c in calls] == [
+        {"start_city": "Lyon", "end_city": "Nice", "transportation": "bus"},
+        {"start_city": "Lyon", "end_city": "Nice", "transportation": "bus", "allow_transfer": True},
+    ]
