@@ -1747,3 +1747,28 @@ def test_a_follow_up_that_asks_again_if_we_change_something_is_a_variant() -> No
         {"start_city": "Lyon", "end_city": "Nice", "transportation": "bus"},
         {"start_city": "Lyon", "end_city": "Nice", "transportation": "bus", "allow_transfer": True},
     ]
+
+
+STRENGTH = _tool(
+    "electric_field_strength",
+    "The electric field strength at a distance from a point charge.",
+    {
+        "charge": {"type": "integer", "description": "The charge in Coulombs."},
+        "distance": {"type": "number", "description": "The distance in meters."},
+        "medium": {"type": "string", "description": "The medium. Default is 'vacuum'."},
+    },
+    ["charge", "distance"],
+)
+
+
+def test_a_variant_says_a_new_value_in_the_words_the_first_ask_said_one_in() -> None:
+    calls = read(
+        "What is the electric field strength at a distance of 0.5 meters from a charge of 2"
+        " Coulombs located in a vacuum? Then at a distance of 1 meter from the same charge but"
+        " this time located in air?",
+        [STRENGTH],
+    )
+    assert [(c.arguments["distance"], c.arguments.get("medium")) for c in calls] == [
+        (0.5, "vacuum"),
+        (1.0, "air"),
+    ]

@@ -5,10 +5,12 @@ function's call, and calls that only set the scene are dropped."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.synth.calls import Call
+from services.synth.generators.template.mentions import words
+from services.synth.generators.template.phrases import STOPWORDS
 from services.synth.generators.template.specs import _Tool
 from services.synth.surface import label
 
@@ -53,23 +55,54 @@ _THESE = re.compile(r"\b(?:these|those|all)\s+(?:\w+\s+)?\w+s\b|\b(?:them|each o
 
 
 def _same_again(
-    new: list[Call], text: str, earlier: Sequence[Call], first: Sequence[Call] = ()
+    new: list[Call],
+    text: str,
+    earlier: Sequence[Call],
+    first: Sequence[Call] = (),
+    first_text: str = "",
 ) -> list[Call]:
     """A follow-up that says "the same" ("then do the same for Paris", "fetch it again in
     genbank format", "fetch it once more but now with …") keeps what the calls of the first
     ask of that function (``first``; else its first call) set and it does not restate: each
     such variant varies the first ask, not the variant before it. One that points back at
-    several ("repeat these calculations for …") varies every earlier call of it."""
+    several ("repeat these calculations for …") varies every earlier call of it. A value
+    the variant says in the words the first ask (``first_text``) said one in is new (see
+    :func:`_restated`)."""
     if not new or not _SAME.search(text):
         return new
     mine = [c for c in earlier if c.name == new[0].name]
     bases = mine if _THESE.search(text) else [c for c in first if c.name == new[0].name]
     bases = bases or mine[:1]
     out: list[Call] = []
-    for call in (Call(c.name, {**b.arguments, **c.arguments}) for b in bases for c in new):
+    for call in (
+        Call(c.name, {**b.arguments, **_restated(first_text, text, b.arguments), **c.arguments})
+        for b in bases
+        for c in new
+    ):
         if call not in out:
             out.append(call)
     return out or new
+
+
+def _restated(first_text: str, text: str, arguments: Mapping[str, Any]) -> dict[str, str]:
+    """The text values a variant says in the same two words the first ask said them in
+    ("located in a vacuum", then "this time located in air"): the word after those words,
+    for that parameter."""
+    out: dict[str, str] = {}
+    for key, value in arguments.items():
+        if not isinstance(value, str) or not first_text:
+            continue
+        said = re.search(rf"(\w+\s+\w+)\s+{_ARTICLE}{re.escape(value)}\b", first_text, re.I)
+        if said is None or set(words(said[1])) <= STOPWORDS:
+            continue
+        again = re.search(rf"\b{re.escape(said[1])}\s+{_ARTICLE}([a-z]+)\b", text, re.I)
+        new = again[1].lower() if again else ""
+        if new and new != value.lower() and new not in STOPWORDS and not _SAME.fullmatch(new):
+            out[key] = again[1]  # "serve the same type of food": no new value
+    return out
+
+
+_ARTICLE = r"(?:(?:a|an|the)\s+)?"
 
 
 def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:

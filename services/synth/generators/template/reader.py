@@ -127,8 +127,8 @@ def _run_calls(
             said.append((text, [Call(spec.name, values) for values in pairs]))
             calls.extend(said[-1][1])
             continue
-        first = next((c for _, c in said if c and c[0].name == spec.name), [])
-        new = _same_again(_calls(spec, text, reference), text, calls, first)
+        first = next(((t, c) for t, c in said if c and c[0].name == spec.name), ("", []))
+        new = _same_again(_calls(spec, text, reference), text, calls, *first[::-1])
         said.append((text, _each_of(spec, new, text, calls)))
         calls.extend(said[-1][1])
     return _without_asides(said)
