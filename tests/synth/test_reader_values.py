@@ -276,3 +276,24 @@ def test_another_parameters_name_is_no_other_form_of_a_flags_word() -> None:
         [TRANSIT],
     )
     assert "allow_transfer" not in call.arguments
+
+
+MOTION = _tool(
+    "calculate_displacement",
+    "Displacement of an object from its initial velocity, time and acceleration.",
+    {
+        "initial_velocity": {"type": "integer", "description": "The initial velocity in m/s."},
+        "time": {"type": "integer", "description": "The time in seconds."},
+        "acceleration": {"type": "number", "description": "The acceleration in m/s^2."},
+    },
+    ["initial_velocity", "time"],
+)
+
+
+def test_a_quantity_said_to_be_absent_by_its_name_is_zero() -> None:
+    (call,) = read(
+        "A car with an initial velocity of 25 m/s travels for 8 seconds without any"
+        " acceleration. What is its displacement?",
+        [MOTION],
+    )
+    assert call.arguments == {"initial_velocity": 25, "time": 8, "acceleration": 0.0}

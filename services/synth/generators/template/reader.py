@@ -82,6 +82,7 @@ from services.synth.generators.template.values import (
     _flag_each,
     _found_hints,
     _labelled,
+    _none_said,
     _own,
     _said_as,
     _values,
@@ -181,6 +182,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     _order_twins(typed, mentions)
     for param in rest:
         found = _values(param, text) or unit_said(label(param.name), param.kind, text)
+        found = found or _none_said(param, text)
         if found:
             values[param.name] = found
     _twin_pair(params, values, text)

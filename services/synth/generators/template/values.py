@@ -358,6 +358,20 @@ def _said_as(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
     return found
 
 
+_NONE = re.compile(r"\b(?:without|no|zero)\s+(?:any\s+)?([a-z]+)", re.I)
+
+
+def _none_said(param: _Param, text: str) -> list[Any]:
+    """A quantity said to be absent by its own name ("travels for 8 seconds without any
+    acceleration" for ``acceleration``): zero."""
+    if param.kind not in ("integer", "number"):
+        return []
+    own = {stem(w) for w in words(label(param.name))}
+    if any(stem(m[1].lower()) in own for m in _NONE.finditer(text)):
+        return [0 if param.kind == "integer" else 0.0]
+    return []
+
+
 def _values(param: _Param, text: str) -> list[Any]:
     """The values ``param`` received (for an array: one list), optional ones only on evidence."""
     if param.kind == "boolean":
