@@ -189,3 +189,29 @@ def test_to_a_place_from_another_says_the_end_then_the_start() -> None:
         ("Oslo", "Rome"),
         ("Rome", "Lisbon"),
     ]
+
+
+GROWTH = _tool(
+    "calculate_cagr",
+    "The compound annual growth rate of an investment.",
+    {
+        "initial_value": {"type": "integer", "description": "The initial investment value."},
+        "final_value": {"type": "integer", "description": "The final investment value."},
+        "period_in_years": {"type": "integer", "description": "The period in years."},
+    },
+    ["initial_value", "final_value", "period_in_years"],
+)
+
+
+def test_the_two_ends_of_one_thing_take_their_values_in_the_order_said() -> None:
+    (call,) = read(
+        "John invested $5000 in a fund 5 years ago. Today, the value of his investment has"
+        " grown to $7000. What is the growth rate?",
+        [GROWTH],
+    )
+    assert call.arguments == {"initial_value": 5000, "final_value": 7000, "period_in_years": 5}
+    (call,) = read(
+        "The final value is $9000 after 4 years, and the initial value was $6000. The growth?",
+        [GROWTH],
+    )
+    assert call.arguments == {"initial_value": 6000, "final_value": 9000, "period_in_years": 4}

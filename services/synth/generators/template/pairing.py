@@ -251,6 +251,39 @@ def _order_twins(params: Sequence[_Param], mentions: Sequence[Mention]) -> None:
             members[index % len(members)].spans.append(mention)
 
 
+_ORDERED = (
+    ("initial", "final"), ("start", "end"), ("begin", "end"), ("first", "last"),
+    ("min", "max"), ("minimum", "maximum"), ("lower", "upper"), ("low", "high"),
+    ("old", "new"), ("before", "after"),
+)  # fmt: skip
+"""Words that name the two ends of one thing in the order they come ("initial_value",
+"final_value")."""
+
+
+def _order_ends(params: Sequence[_Param]) -> None:
+    """Two parameters named as the ends of one thing (``initial_value``, ``final_value``),
+    one value each, take them in the order said ("invested $5000 … has grown to $7000")
+    when no word around the values says which end it is."""
+    for one in params:
+        for two in params:
+            ends = _ends_of(one, two)
+            if ends is None or len(one.spans) != 1 or len(two.spans) != 1:
+                continue
+            said = {stem(w) for m in (*one.spans, *two.spans) for w in (*m.before, *m.after)}
+            if said & {stem(w) for w in ends} or one.spans[0].start < two.spans[0].start:
+                continue
+            one.spans, two.spans = two.spans, one.spans
+
+
+def _ends_of(one: _Param, two: _Param) -> tuple[str, str] | None:
+    """The pair of end words that tells ``one`` (the first end) from ``two``, if any."""
+    first, then = label(one.name).lower().split(), label(two.name).lower().split()
+    if one.kind != two.kind or len(first) != len(then):
+        return None
+    differ = [(a, b) for a, b in zip(first, then, strict=True) if a != b]
+    return differ[0] if len(differ) == 1 and differ[0] in _ORDERED else None
+
+
 def _tuple_items(mentions: Sequence[Mention], size: int, kind: str) -> list[Mention]:
     """The numbers of each bracketed tuple of ``size`` numbers, as mentions, in order."""
     if kind not in ("integer", "number"):

@@ -51,6 +51,7 @@ from services.synth.generators.template.pairing import (
     _currencies,
     _ends,
     _not_options,
+    _order_ends,
     _order_twins,
     _pair_list,
     _respective,
@@ -180,6 +181,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     again = bool(_SAME.search(text))  # a variant says what changes: the rest is known
     _assign([p for p in typed if p not in paired], free, text, _nouns(spec), guess=not again)
     _order_twins(typed, mentions)
+    _order_ends(typed)
     for param in rest:
         found = _values(param, text) or unit_said(label(param.name), param.kind, text)
         found = found or _none_said(param, text)
