@@ -115,3 +115,10 @@ def test_what_follows_using_is_what_a_value_is_used_with_not_what_it_is() -> Non
 def test_a_number_in_written_out_scientific_notation_is_one_number() -> None:
     said = find_mentions("a permittivity of 8.854 x 10^-12 F/m, light at 3 × 10^8 m/s")
     assert [m.value for m in said if m.kind == "number"] == [8.854e-12, 3e8]
+
+
+def test_a_brand_and_its_model_code_are_one_name() -> None:
+    said = find_mentions("the price of a Yamaha P125 piano and a Galaxy S21 in Berlin")
+    assert [m.text for m in said if m.kind == "name"] == ["Yamaha P125", "Galaxy S21", "Berlin"]
+    said = find_mentions("the analysis of the building with Id B1004")
+    assert [m.text for m in said if m.kind == "code"] == ["B1004"]

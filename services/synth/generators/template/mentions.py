@@ -80,6 +80,13 @@ _CAP = re.compile(
     r"(?<![\w'])(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
     r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w])|\d+\b))*"
 )
+_MODEL = re.compile(r"\b([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)*\s+[A-Z]{1,3}\d+[A-Za-z]?\b(?![-/.]\w)")
+"""A brand and its model code ("Yamaha P125", "Galaxy S21"): one name."""
+_LABELS = frozenset(
+    "id no nr number case flight room order gate seat version code ref item product account "
+    "unit building route bus train platform ticket table row section level floor".split()
+)
+"""Words that label the code after them ("Id B1004", "Flight UA123"), no brand."""
 _NUMBERED = re.compile(r"(?:^|\s)(?:No\.?|Number|Nr\.?)(?:\s+\d+)?$")
 """A capitalised label that says a number follows ("Case No 28473", "Flight Number 330")."""
 _PHRASE = re.compile(
@@ -263,6 +270,9 @@ def _found(text: str, reference: date | None, naming: frozenset[str]) -> tuple[M
         found.add(m.start(), m.end(), "number", float(m[1]))
     for m in _IDENT.finditer(text):
         found.add(m.start(), m.end(), "code", m[0])
+    for m in _MODEL.finditer(text):  # "a Yamaha P125 piano": the brand and its model
+        if not _sentence_start(text, m.start()) and m[1].lower() not in _LABELS:
+            found.add(m.start(), m.end(), "name", m[0])
     for m in _CODE.finditer(text):
         if not _COUNTED.fullmatch(m[0]):  # "a 7-day trip": a number and its unit
             found.add(m.start(), m.end(), "code", m[0])
