@@ -297,3 +297,26 @@ def test_a_quantity_said_to_be_absent_by_its_name_is_zero() -> None:
         [MOTION],
     )
     assert call.arguments == {"initial_velocity": 25, "time": 8, "acceleration": 0.0}
+
+
+CASE = _tool(
+    "law_case.get_details",
+    "Fetches details of a case including its history and the litigants involved.",
+    {
+        "case_number": {"type": "string", "description": "The number of the case."},
+        "include_history": {"type": "boolean", "description": "Whether to include history."},
+        "include_litigants": {"type": "boolean", "description": "Whether to include litigants."},
+    },
+    ["case_number"],
+)
+
+
+def test_a_flags_own_word_said_asks_it_though_the_tools_description_says_it() -> None:
+    (call,) = read("Find the details of case 28473, its history and the litigants.", [CASE])
+    assert call.arguments == {
+        "case_number": "28473",
+        "include_history": True,
+        "include_litigants": True,
+    }
+    (call,) = read("Find the details of case 28473.", [CASE])
+    assert call.arguments == {"case_number": "28473"}

@@ -151,9 +151,11 @@ def _runs(groups: Sequence[tuple[_Tool, str]]) -> list[tuple[_Tool, list[str]]]:
 def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     params = [_param(n, s, r) for n, s, r in spec.props]
     tool_words = {w for w, weight in spec.words.items() if weight >= 1.0}
+    named = {w for w, weight in spec.words.items() if weight >= 2.0}  # the tool's name
     for param in params:
         others = {w for p in params if p is not param for w in _stems(label(p.name))}
         param.shared = frozenset(tool_words | others)
+        param.naming = frozenset(named | others)
         options = set(param.hints)
         param.exclusive = not any(options & set(p.hints) for p in params if p is not param)
     values, text = _dicts(params, text)

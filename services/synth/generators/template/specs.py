@@ -44,6 +44,7 @@ class _Param:
     stems: dict[str, float]
     hints: tuple[str, ...]
     shared: frozenset[str] = frozenset()
+    naming: frozenset[str] = frozenset()  # the words of the tool's and the others' names
     exclusive: bool = False
     values: list[Any] = field(default_factory=list)
     spans: list[Mention] = field(default_factory=list)

@@ -102,9 +102,11 @@ def _own(param: _Param, hint: str) -> bool:
 
 def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
     """A flag said by its words (name or description), off when negated just before;
-    and by another form of its own name's words ("with details" for ``detailed``); ``loose``
-    (a required flag must be set): also by words the tool shares with it, and by another
-    form of any of its words ("multi-player" for ``multiplayer``)."""
+    and by another form of its own name's words ("with details" for ``detailed``), though
+    the tool's description says them ("their history" for ``include_history`` of a tool that
+    fetches a case "including its history"), unless the tool's or another parameter's name
+    does; ``loose`` (a required flag must be set): also by words the tool shares with it, and
+    by another form of any of its words ("multi-player" for ``multiplayer``)."""
     off = _off_words(param)
     keys = {
         w
@@ -115,7 +117,7 @@ def _flag(param: _Param, text: str, loose: bool = False) -> bool | None:
     if loose:
         keys |= named
     else:  # "with details" for ``detailed``: another form of the flag's own name
-        named = {w for w in named - _GENERIC if w not in param.shared}
+        named = {w for w in named - _GENERIC if w not in param.naming}
     stated = _stated(named | {w.replace("_", "") for w in _stems(label(param.name))}, text)
     if stated is not None:
         return stated
