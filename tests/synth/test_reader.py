@@ -1772,3 +1772,30 @@ def test_a_variant_says_a_new_value_in_the_words_the_first_ask_said_one_in() -> 
         (0.5, "vacuum"),
         (1.0, "air"),
     ]
+
+
+FINDER = _tool(
+    "restaurant_finder",
+    "Search for restaurants by location, cuisine and other preferences.",
+    {
+        "location": {"type": "string", "description": "City, e.g. New York."},
+        "cuisine": {"type": "string", "description": "Type of cuisine, e.g. Italian."},
+        "preferences": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Vegetarian", "Delivery", "Takeout"]},
+            "description": "Extra features.",
+        },
+    },
+    ["location", "cuisine"],
+)
+
+
+def test_options_of_a_list_said_beside_each_calls_values_go_to_that_call() -> None:
+    calls = read(
+        "Find an Italian restaurant in Boston that has vegetarian food and a Thai restaurant"
+        " in Denver that offers delivery.",
+        [FINDER],
+    )
+    assert [c.arguments["preferences"] for c in calls] == [["Vegetarian"], ["Delivery"]]
+    calls = read("Find Italian restaurants in Boston and Denver with delivery.", [FINDER])
+    assert [c.arguments["preferences"] for c in calls] == [["Delivery"], ["Delivery"]]

@@ -30,6 +30,7 @@ asks of one request), ``scenes`` (consecutive asks of one tool read together); h
 from __future__ import annotations
 
 import re
+from bisect import bisect
 from collections.abc import Mapping, Sequence
 from datetime import date
 from functools import partial
@@ -204,6 +205,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             for option in values[options]
         ]
     _flags_each(params, values, text)
+    _options_each(params, values, text)
     rows = _zipped(params, values)
     return [Call(spec.name, arguments) for arguments in _counted(rows, text)]
 
@@ -219,6 +221,34 @@ def _flags_each(params: Sequence[_Param], values: dict[str, list[Any]], text: st
         each = _flag_each(param, text)
         if len(each) == count:
             values[param.name] = each
+
+
+def _options_each(params: Sequence[_Param], values: dict[str, list[Any]], text: str) -> None:
+    """Options of a list parameter said each beside one call's values ("an Italian restaurant
+    in New York that provides vegetarian food and a Japanese one in Los Angeles that offers
+    delivery"): each call takes the options said from its first value up to the next call's,
+    when every call has some."""
+    count = max((len(v) for v in values.values()), default=0)
+    drivers = [p for p in params if p.kind != "array" and len(p.spans) == count > 1]
+    drivers = [p for p in drivers if len(values.get(p.name, ())) == count]
+    if not drivers:
+        return
+    cuts = [min(p.spans[i].start for p in drivers) for i in range(1, count)]
+    for param in params:
+        found = values.get(param.name, [])
+        if param.kind != "array" or not param.hints or param.spans or len(found) != 1:
+            continue
+        each: list[list[Any]] = [[] for _ in range(count)]
+        for option in found[0]:
+            said = re.search(
+                r"\b" + r"\w*[\s_-]+".join(re.escape(stem(w)) for w in option.split()), text, re.I
+            )
+            if said is None:
+                break
+            each[bisect(cuts, said.start())].append(option)
+        else:
+            if all(each):
+                values[param.name] = each
 
 
 _COUNTED = re.compile(
