@@ -1799,3 +1799,33 @@ def test_options_of_a_list_said_beside_each_calls_values_go_to_that_call() -> No
     assert [c.arguments["preferences"] for c in calls] == [["Vegetarian"], ["Delivery"]]
     calls = read("Find Italian restaurants in Boston and Denver with delivery.", [FINDER])
     assert [c.arguments["preferences"] for c in calls] == [["Delivery"], ["Delivery"]]
+
+
+COURT = _tool(
+    "court_info.get_case_status",
+    "The status and trial dates of court cases.",
+    {
+        "case_number": {"type": "string", "description": "The case number."},
+        "court": {"type": "string", "description": "The county court of the case."},
+        "details": {
+            "type": "string",
+            "enum": ["status", "trial_date"],
+            "description": "Which details. Defaults to 'status'.",
+        },
+    },
+    ["case_number", "court"],
+)
+
+
+def test_options_listed_with_a_word_between_are_each_asked_the_tools_word_too() -> None:
+    calls = read(
+        "What is the status and scheduled trial date for case number XY1234 in Kent County"
+        " Court, and case number GH5678 in Essex County Court?",
+        [COURT],
+    )
+    assert sorted((c.arguments["case_number"], c.arguments["details"]) for c in calls) == [
+        ("GH5678", "status"),
+        ("GH5678", "trial_date"),
+        ("XY1234", "status"),
+        ("XY1234", "trial_date"),
+    ]

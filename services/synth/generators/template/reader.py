@@ -79,6 +79,7 @@ from services.synth.generators.template.specs import (
     _tool,
 )
 from services.synth.generators.template.values import (
+    _OPTION_JOIN,
     _capitalised,
     _dicts,
     _flag_each,
@@ -87,6 +88,7 @@ from services.synth.generators.template.values import (
     _none_said,
     _own,
     _said_as,
+    _said_form,
     _values,
 )
 from services.synth.generators.template.wording import unit_said
@@ -240,9 +242,7 @@ def _options_each(params: Sequence[_Param], values: dict[str, list[Any]], text: 
             continue
         each: list[list[Any]] = [[] for _ in range(count)]
         for option in found[0]:
-            said = re.search(
-                r"\b" + r"\w*[\s_-]+".join(re.escape(stem(w)) for w in option.split()), text, re.I
-            )
+            said = re.search(_said_form(option), text, re.I)
             if said is None:
                 break
             each[bisect(cuts, said.start())].append(option)
@@ -311,7 +311,8 @@ def _options_listed(
 
 def _plain_list(said: Sequence[str], text: str) -> bool:
     """Whether ``said`` stand somewhere in ``text`` one after another, joined by commas,
-    "and", "or" ("the shortest … both the shortest and scenic routes": the second time)."""
+    "and", "or", maybe with one word before the next ("the status and scheduled trial date";
+    "the shortest … both the shortest and scenic routes": the second time)."""
     found = []
     for value in said:
         form = r"[\s_-]+".join(re.escape(w) for w in re.split(r"[\s_-]+", value))
@@ -322,7 +323,7 @@ def _plain_list(said: Sequence[str], text: str) -> bool:
     run = found[:1]
     for before, then in pairwise(found):
         gap = text[before[1] : then[0]].replace("'", " ").replace('"', " ")
-        run = [*run, then] if _LISTED.fullmatch(gap) else [then]
+        run = [*run, then] if re.fullmatch(_OPTION_JOIN, gap) else [then]
         if {v for _, _, v in run} >= set(said):
             return True
     return len(said) == 1

@@ -398,11 +398,15 @@ def _values(param: _Param, text: str) -> list[Any]:
         said = _GENDER.search(text)  # "the top female player": said by its word alone
         if said:
             return [said[0].lower()]
+    found = _found_hints(param, text)
     hints = [
         h
-        for h in _found_hints(param, text)
-        if param.required or not _own(param, h) or (_strict(param) and len(words(h)) > 1)
-    ]  # an option of several words said whole ("a tennis court") is asked, the tool's or not
+        for h in found
+        if param.required
+        or not _own(param, h)
+        or (_strict(param) and (len(words(h)) > 1 or _listed_with(h, found, text)))
+    ]  # an option of several words said whole ("a tennis court"), or listed with another
+    # ("the status and scheduled trial date"), is asked, the tool's word or not
     if not hints:
         return []
     if param.kind == "array":
@@ -410,6 +414,29 @@ def _values(param: _Param, text: str) -> list[Any]:
     if param.kind in ("integer", "number"):
         return []
     return hints[:1] if _strict(param) and not param.exclusive else hints
+
+
+def _listed_with(option: str, found: Sequence[str], text: str) -> bool:
+    """Whether an option is said in one list with another option ("the status and scheduled
+    trial date" for ``status`` and ``trial_date``): then it is asked, though the tool's own
+    word."""
+    others = [o for o in found if o != option]
+    said = _said_form(option)
+    return any(
+        re.search(
+            rf"{said}{_OPTION_JOIN}{_said_form(o)}|{_said_form(o)}{_OPTION_JOIN}{said}", text, re.I
+        )
+        for o in others
+    )
+
+
+_OPTION_JOIN = r"\s*(?:,|,?\s*and|,?\s*or|&)\s*(?:(?<=\s)[a-z]+\s+)?"
+"""Between two options of one list: a join, and maybe one word ("and scheduled")."""
+
+
+def _said_form(option: str) -> str:
+    """A pattern for an option as said: its words' stems, joined by any space or "_"."""
+    return r"\b" + r"\w*[\s_-]+".join(re.escape(stem(w)) for w in words(option)) + r"\w*"
 
 
 _BRACED = re.compile(r"\{[^{}]*\}")
