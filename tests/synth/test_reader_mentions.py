@@ -122,3 +122,8 @@ def test_a_brand_and_its_model_code_are_one_name() -> None:
     assert [m.text for m in said if m.kind == "name"] == ["Yamaha P125", "Galaxy S21", "Berlin"]
     said = find_mentions("the analysis of the building with Id B1004")
     assert [m.text for m in said if m.kind == "code"] == ["B1004"]
+
+
+def test_an_id_label_before_a_number_is_no_name() -> None:
+    said = find_mentions("update a customer with user ID 12345 in the database")
+    assert [(m.kind, m.text) for m in said if m.kind != "phrase"] == [("number", "12345")]

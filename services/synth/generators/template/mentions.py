@@ -87,8 +87,9 @@ _LABELS = frozenset(
     "unit building route bus train platform ticket table row section level floor".split()
 )
 """Words that label the code after them ("Id B1004", "Flight UA123"), no brand."""
-_NUMBERED = re.compile(r"(?:^|\s)(?:No\.?|Number|Nr\.?)(?:\s+\d+)?$")
-"""A capitalised label that says a number follows ("Case No 28473", "Flight Number 330")."""
+_NUMBERED = re.compile(r"(?:^|\s)(?:No\.?|Number|Nr\.?|ID|Id)(?:\s+\d+)?$")
+"""A capitalised label that says a number follows ("Case No 28473", "Flight Number 330",
+"user ID 12345")."""
 _PHRASE = re.compile(
     r"\b(?:in|for|of|from|to|at|on|about|near|by|between|called|named|titled)\s+(?:the\s+|a\s+|an\s+|my\s+)?"
     r"([a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|if|is|are|as|"
