@@ -320,3 +320,29 @@ def test_a_flags_own_word_said_asks_it_though_the_tools_description_says_it() ->
     }
     (call,) = read("Find the details of case 28473.", [CASE])
     assert call.arguments == {"case_number": "28473"}
+
+
+USER = _tool(
+    "update_user_info",
+    "Update user information in the database.",
+    {
+        "user_id": {"type": "integer", "description": "The user ID of the customer."},
+        "update_info": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The new name."},
+                "email": {"type": "string", "description": "The new email."},
+            },
+            "description": "The new information.",
+        },
+    },
+    ["user_id", "update_info"],
+)
+
+
+def test_a_mappings_fields_named_then_set_to_as_many_values_are_the_mapping() -> None:
+    (call,) = read(
+        'Update the name and email of the customer with user ID 4521 to "Ann" and "a@x.com".',
+        [USER],
+    )
+    assert call.arguments == {"user_id": 4521, "update_info": {"name": "Ann", "email": "a@x.com"}}

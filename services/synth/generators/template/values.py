@@ -463,6 +463,11 @@ def _dicts(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]], s
         if isinstance(value, dict) and value:
             found[wanted[0].name] = [value]
             return found, text[: braced.start()] + " " + text[braced.end() :]
+    fields = _fields_set(wanted[0], text)
+    if fields:
+        value, (start, end) = fields
+        found[wanted[0].name] = [value]
+        return found, text[:start] + " " + text[end:]  # the values said, not the fields
     pairs = list(_PAIR.finditer(text))
     run = [
         a
@@ -474,6 +479,32 @@ def _dicts(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]], s
     value = {m[2]: m[4] if m[3] else _number(m[5]) for m in pairs}
     found[wanted[0].name] = [value]
     return found, text[: pairs[0].start()] + " " + text[pairs[-1].end() :]
+
+
+_SET_VALUE = r"(?:\"[^\"]*\"|'[^']*'|“[^”]*”|[^\s,]+)"
+_SET_JOIN = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)"
+
+
+def _fields_set(param: _Param, text: str) -> tuple[dict[str, Any], tuple[int, int]] | None:
+    """A mapping whose schema names its fields, said as those fields set to as many values
+    ("update the name and email … to \"John\" and \"j@x.com\""): the fields in the order
+    named, the values in the order said, and where the values stand in the text."""
+    fields = param.schema.get("properties")
+    if not isinstance(fields, Mapping) or len(fields) < 2:
+        return None
+    names = "|".join(re.escape(label(f)) for f in sorted(fields, key=len, reverse=True))
+    listed = rf"\b((?:{names}){_SET_JOIN})+(?:{names})\b"
+    for said in re.finditer(listed, text, re.I):
+        keys = re.findall(rf"\b(?:{names})\b", said[0], re.I)
+        values = r"\bto\s+" + _SET_JOIN.join(f"({_SET_VALUE})" for _ in keys)
+        then = re.compile(values).search(text, said.end(), said.end() + 120)
+        if then is None:
+            continue
+        told = then.groups()
+        by_name = {label(f).lower(): f for f in fields}
+        value = {by_name[k.lower()]: v.strip("'\"“”") for k, v in zip(keys, told, strict=True)}
+        return value, (then.start(1), then.end())
+    return None
 
 
 def _number(said: str) -> int | float:
