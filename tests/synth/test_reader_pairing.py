@@ -215,3 +215,22 @@ def test_the_two_ends_of_one_thing_take_their_values_in_the_order_said() -> None
         [GROWTH],
     )
     assert call.arguments == {"initial_value": 6000, "final_value": 9000, "period_in_years": 4}
+
+
+QUADRATIC = _tool(
+    "quadratic_roots",
+    "Find the roots of a quadratic equation ax^2 + bx + c = 0.",
+    {
+        "a": {"type": "integer", "description": "Coefficient of x^2."},
+        "b": {"type": "integer", "description": "Coefficient of x."},
+        "c": {"type": "integer", "description": "Constant term."},
+    },
+    ["a", "b", "c"],
+)
+
+
+def test_a_polynomial_gives_each_coefficient_parameter_its_powers_coefficient() -> None:
+    (call,) = read("Find the roots of the equation 2x^2 - 7x + 3 = 0.", [QUADRATIC])
+    assert call.arguments == {"a": 2, "b": -7, "c": 3}
+    (call,) = read("Find the roots of x^2 - 4 = 0.", [QUADRATIC])
+    assert call.arguments == {"a": 1, "b": 0, "c": -4}

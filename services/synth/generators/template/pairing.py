@@ -1,8 +1,8 @@
 """Mentions fitted to one tool before matching, and the values a request's structure pairs
 with parameters: options of closed sets left to them, currencies said by name as ISO codes,
 "Tokyo, Japan" as place and region, "from A to B" ends, "base and height as 6 and 10",
-numbered twins in the order the request says them, and lists of pairs ("3 and 4, 5 and
-12")."""
+a polynomial's coefficients, numbered twins in the order the request says them, and lists
+of pairs ("3 and 4, 5 and 12")."""
 
 from __future__ import annotations
 
@@ -190,6 +190,61 @@ def _held(start: _Param, end: _Param, mentions: Sequence[Mention], text: str) ->
     if len(held) == 1:
         start.spans.append(held[0])
         end.spans.append(next(m for m in codes if m is not held[0]))
+
+
+_COEFFICIENT = re.compile(
+    r"\bcoefficient of (?:the )?x(?:\s*(?:\^|\*\*)\s*(\d)|(²|³))?(?![\w^*])|\bconstant\b", re.I
+)
+"""What a parameter's description says it is of a polynomial: "Coefficient of x^2" (its
+power), "of x" (one), "Constant term" (none)."""
+
+
+_TERM = re.compile(r"([+-]?)(\d+(?:\.\d+)?)?(\*?x(?:(?:\^|\*\*)(\d+))?)?")
+
+
+def _coefficients(params: Sequence[_Param], mentions: Sequence[Mention]) -> list[_Param]:
+    """A polynomial said whole ("3x^2 + 4x + 2 = 0") for parameters its description says are
+    its coefficients ("Coefficient of x^2", "Coefficient of x", "Constant term"): each takes
+    the coefficient of its power (none said: zero), once per polynomial. Returns them."""
+    powers: dict[int, _Param] = {}
+    for param in (p for p in params if p.kind in ("integer", "number")):
+        said = _COEFFICIENT.search(str(param.schema.get("description", "")))
+        if said is None:
+            continue
+        if said[0].lower() == "constant":
+            power = 0
+        elif said[1] or said[2]:
+            power = int(said[1]) if said[1] else {"²": 2, "³": 3}[said[2]]
+        else:
+            power = 1
+        powers.setdefault(power, param)
+    if len(powers) < 2:
+        return []
+    for mention in (m for m in mentions if m.kind == "quoted" and "x" in m.text):
+        terms = _terms(mention.text)
+        if not terms or max(terms) not in powers:
+            continue
+        for power, param in powers.items():
+            value = float(terms.get(power, 0.0))
+            param.spans.append(Mention("number", value, mention.start, mention.end, str(value)))
+    return list(powers.values()) if any(p.spans for p in powers.values()) else []
+
+
+def _terms(said: str) -> dict[int, float]:
+    """The coefficient of each power of x in a polynomial ("5x^2 - 7x + 3": 2 → 5, 1 → -7,
+    0 → 3); empty when it is no sum of such terms."""
+    flat = re.sub(r"\s+", "", said.split("=")[0])
+    out: dict[int, float] = {}
+    at = 0
+    while at < len(flat):
+        term = _TERM.match(flat, at)
+        if term is None or term.end() == at or not (term[2] or term[3]):
+            return {}
+        value = float(term[2] or 1) * (-1 if term[1] == "-" else 1)
+        power = (int(term[4]) if term[4] else 1) if term[3] else 0
+        out[power] = out.get(power, 0.0) + value
+        at = term.end()
+    return out
 
 
 _NAMED_PAIR = re.compile(

@@ -49,6 +49,7 @@ from services.synth.generators.template.matching import _LISTED, _assign
 from services.synth.generators.template.mentions import find_mentions
 from services.synth.generators.template.pairing import (
     _clock,
+    _coefficients,
     _currencies,
     _ends,
     _not_options,
@@ -181,6 +182,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     mentions = _clock(typed, _currencies(typed, _unplaced(typed, found), text))
     paired = _ends(typed, mentions, text)
     paired += _respective([p for p in typed if p not in paired], mentions, text)
+    paired += _coefficients([p for p in typed if p not in paired], mentions)
     taken = {id(m) for p in paired for m in p.spans}
     free = [m for m in mentions if id(m) not in taken]
     again = bool(_SAME.search(text))  # a variant says what changes: the rest is known
