@@ -1829,3 +1829,23 @@ def test_options_listed_with_a_word_between_are_each_asked_the_tools_word_too() 
         ("XY1234", "status"),
         ("XY1234", "trial_date"),
     ]
+
+
+FOREST_MODEL = _tool(
+    "random_forest.train",
+    "Train a Random Forest Model on given data",
+    {
+        "n_estimators": {"type": "integer", "description": "The number of trees in the forest."},
+        "data": {"type": "string", "description": "The training data for the model."},
+    },
+    ["n_estimators", "data"],
+)
+
+
+def test_a_name_made_only_of_the_tools_own_words_is_no_value() -> None:
+    (call,) = read(
+        'You are given a dataset "sales_data" and want to train a Random Forest Model on this'
+        " data with 50 trees.",
+        [FOREST_MODEL],
+    )
+    assert call.arguments == {"n_estimators": 50, "data": "sales_data"}

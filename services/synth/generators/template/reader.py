@@ -46,7 +46,7 @@ from services.synth.generators.template.asks import (
     _same_again,
 )
 from services.synth.generators.template.matching import _LISTED, _assign
-from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.mentions import Mention, find_mentions, words
 from services.synth.generators.template.pairing import (
     _clock,
     _coefficients,
@@ -179,6 +179,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     naming = _naming(spec)
     found = _not_options(params, find_mentions(text, reference, naming))
     found = [m for m in found if m.kind != "phrase" or stem(m.text.split()[0]) not in naming]
+    found = [m for m in found if not _tools_own_name(m, tool_words)]
     mentions = _clock(typed, _currencies(typed, _unplaced(typed, found), text))
     paired = _ends(typed, mentions, text)
     paired += _respective([p for p in typed if p not in paired], mentions, text)
@@ -212,6 +213,14 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     _options_each(params, values, text)
     rows = _zipped(params, values)
     return [Call(spec.name, arguments) for arguments in _counted(rows, text)]
+
+
+def _tools_own_name(mention: Mention, tool_words: set[str]) -> bool:
+    """Whether a name of several words says only the tool's own words ("train a Random
+    Forest Model" for a tool that trains "a Random Forest Model on given data"): it names
+    what is asked, it is no value."""
+    said = words(mention.text)
+    return mention.kind == "name" and len(said) > 1 and {stem(w) for w in said} <= tool_words
 
 
 def _flags_each(params: Sequence[_Param], values: dict[str, list[Any]], text: str) -> None:
