@@ -229,3 +229,31 @@ def test_a_value_after_its_parameters_name_and_is_goes_to_that_parameter() -> No
         "text": "We walked along the harbour all afternoon.",
         "language": "Danish",
     }
+
+
+DEPTHS = _tool(
+    "train_model",
+    "Train a tree model on given data.",
+    {
+        "trees": {"type": "integer", "description": "The number of trees."},
+        "max_depth": {"type": "integer", "description": "The maximum depth of a tree."},
+        "data": {"type": "string", "description": "The training data."},
+    },
+    ["trees", "max_depth", "data"],
+)
+
+
+def test_a_number_word_after_a_list_of_digits_is_no_further_value() -> None:
+    calls = read(
+        'You are given a dataset "d1" and want to train a tree model on it. First, you train a'
+        " model with 100 trees and a maximum depth of 10. Then, you train another model with"
+        " 200 trees and a maximum depth of 20. After that, you train a third model with 300"
+        " trees and a maximum depth of 30. Can you train it three times with these different"
+        " parameters and compare the three models?",
+        [DEPTHS],
+    )
+    assert [(c.arguments["trees"], c.arguments["max_depth"]) for c in calls] == [
+        (100, 10),
+        (200, 20),
+        (300, 30),
+    ]

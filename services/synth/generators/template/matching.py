@@ -303,6 +303,8 @@ def _continues(param: _Param, mention: Mention, text: str, left: Sequence[Mentio
             return first.after[:1] == (unit[1].lower(),)
         return _same_unit(mention, first) and _coordinated(text, mention, first)
     last = param.spans[-1]
+    if (mention.kind == "spelled") != (last.kind == "spelled"):
+        return False  # "… a depth of 40. Invoke it four times": a count, no fifth depth
     if _shortened(mention, param.spans):
         return False  # "Apple Inc. … lawsuits involving Apple": the same company again
     fit = _score(param, mention)
