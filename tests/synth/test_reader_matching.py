@@ -257,3 +257,34 @@ def test_a_number_word_after_a_list_of_digits_is_no_further_value() -> None:
         (200, 20),
         (300, 30),
     ]
+
+
+INTEREST = _tool(
+    "compound_interest",
+    "Compound interest on a principal amount.",
+    {
+        "principal": {"type": "integer", "description": "The principal amount."},
+        "rate": {"type": "number", "description": "The annual interest rate."},
+        "time": {"type": "integer", "description": "The time invested, in years."},
+    },
+    ["principal", "rate", "time"],
+)
+RECTANGLE = _tool(
+    "rectangle_area",
+    "The area of a rectangle.",
+    {
+        "length": {"type": "integer", "description": "The length."},
+        "width": {"type": "integer", "description": "The width."},
+    },
+    ["length", "width"],
+)
+
+
+def test_numbers_listed_each_with_one_unit_word_are_one_parameters_values() -> None:
+    calls = read(
+        "What is the compound interest for the first 2 years, first 3 years and first 5 years?",
+        [INTEREST],
+    )
+    assert [c.arguments for c in calls] == [{"time": t} for t in (2, 3, 5)]
+    (call,) = read("The area of a rectangle of length 12 meters and width 5 meters.", [RECTANGLE])
+    assert call.arguments == {"length": 12, "width": 5}

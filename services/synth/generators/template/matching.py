@@ -222,7 +222,7 @@ def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> 
     96"): that is one more call. Array parameters take every mention they win.
     """
     left = list(mentions)
-    later = _run_members(left, text)
+    later = _run_members(left, text, params)
     for round_ in range(8):
         pairs = [
             (-score * (_listed(p, m, text) if round_ else 1.0), i, j)
@@ -258,16 +258,34 @@ def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> 
 _LISTED = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|&)\s*")
 
 
-def _run_members(mentions: Sequence[Mention], text: str) -> set[int]:
+def _run_members(mentions: Sequence[Mention], text: str, params: Sequence[_Param] = ()) -> set[int]:
     """The names after the first of a list of names joined by "and"/"or" ("in Bangladesh
-    and India"): they wait for the parameter that takes the first ("Chicago, Illinois" is
-    no such list)."""
+    and India"), and the numbers after the first of a list each said with the same unit
+    word (see :func:`_unit_run`): they wait for the parameter that takes the first
+    ("Chicago, Illinois" is no such list)."""
     ordered = sorted(mentions, key=lambda m: m.start)
+    named = {stem(w) for p in params for w in words(label(p.name))}
     return {
         id(b)
         for a, b in pairwise(ordered)
-        if a.kind == b.kind == "name" and _ANDED.fullmatch(text[a.end : b.start])
+        if (a.kind == b.kind == "name" and _ANDED.fullmatch(text[a.end : b.start]))
+        or _unit_run(a, b, text, named)
     }
+
+
+_UNIT_JOIN = re.compile(r"\s*([a-z]+)\s*(?:,|,?\s*and|,?\s*or|&)\s*(?:([a-z]+)\s+)?", re.I)
+
+
+def _unit_run(one: Mention, two: Mention, text: str, named: set[str]) -> bool:
+    """Whether two numbers are a list said each with one unit word, maybe with one word
+    before each ("for the first 2 years, first 3 years and first 5 years"); not when a
+    word between names a parameter ("length 12 meters and width 5 meters")."""
+    if one.kind != "number" or two.kind != "number" or not one.after or not two.after:
+        return False
+    gap = _UNIT_JOIN.fullmatch(text[one.end : two.start])
+    if gap is None or gap[1].lower() != one.after[0] or two.after[:1] != one.after[:1]:
+        return False
+    return not {stem(w.lower()) for w in gap.groups() if w} & named
 
 
 _ANDED = re.compile(r"\s*,?\s*(?:and|or|&)\s*")
