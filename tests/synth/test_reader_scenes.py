@@ -134,3 +134,29 @@ def test_numbered_clauses_about_numbered_twins_are_values_not_scenes() -> None:
     assert [c.arguments for c in calls] == [
         {"charge1": 3, "charge2": 4, "distance": 2, "permittivity": p} for p in (0.5, 0.25)
     ]
+
+
+INTEREST = _tool(
+    "compound_interest",
+    "Compound interest on a principal amount.",
+    {
+        "principal": {"type": "integer", "description": "The principal amount."},
+        "rate": {"type": "number", "description": "The annual interest rate."},
+        "time": {"type": "integer", "description": "The time invested, in years."},
+        "n": {"type": "integer", "description": "Times interest is compounded per year."},
+    },
+    ["principal", "rate", "time"],
+)
+
+
+def test_a_closing_ask_that_lists_values_makes_one_call_each_over_the_scene() -> None:
+    calls = read(
+        "I invested $5000 as the principal amount. The bank offers an annual interest rate of"
+        " 2.5%. I plan to keep the money there for 10 years. Also, it is compounded 4 times a"
+        " year. Can you calculate the compound interest for the first 2 years, first 3 years"
+        " and first 5 years?",
+        [INTEREST],
+    )
+    assert [c.arguments for c in calls] == [
+        {"principal": 5000, "rate": 0.025, "time": t, "n": 4} for t in (2, 3, 5)
+    ]

@@ -132,7 +132,9 @@ def _joined(
 ) -> list[Call] | None:
     """Asks of one tool that only together state a whole set of values ("I have two
     functions, the first one is '4x+7' and the second one is '2x+5'"): one call, or one per
-    value a list among them says ("the income is $50000. The tax as single and as married");
+    value a list among them says ("the income is $50000. The tax as single and as married"),
+    or one per call the last of them makes, with what it says over what the others set ("…
+    for 10 years. What for the first 2 years, first 3 years and first 5 years?");
     an ask after them that says a variant ("What if the process is not isothermal?") is that
     call again with what the variant changes."""
     if len(texts) < 2 or not spec.props:
@@ -144,6 +146,9 @@ def _joined(
     joined = calls_of(" ".join(texts[:cut]))  # "… is 0.7. The frequency of AA, Aa and aa?"
     if not joined or any(not required <= set(c.arguments) for c in joined):
         return None
+    closing = calls_of(texts[cut - 1]) if cut > 1 else []
+    if len(closing) > 1 and len({frozenset(c.arguments) for c in closing}) == 1:
+        joined = [Call(spec.name, {**joined[0].arguments, **c.arguments}) for c in closing]
     if len(joined) > 1:
         return None if cut < len(texts) else joined
     variants = [calls_of(t) for t in texts[cut:]]  # "What if the process is not isothermal?"
