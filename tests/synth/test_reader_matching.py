@@ -288,3 +288,27 @@ def test_numbers_listed_each_with_one_unit_word_are_one_parameters_values() -> N
     assert [c.arguments for c in calls] == [{"time": t} for t in (2, 3, 5)]
     (call,) = read("The area of a rectangle of length 12 meters and width 5 meters.", [RECTANGLE])
     assert call.arguments == {"length": 12, "width": 5}
+
+
+PROJECTION = _tool(
+    "population_projections",
+    "Projected population growth of a country.",
+    {
+        "country": {"type": "string", "description": "The country."},
+        "years": {"type": "integer", "description": "Number of years."},
+        "growth_rate": {"type": "number", "description": "Optional growth rate."},
+    },
+    ["country", "years"],
+)
+
+
+def test_numbers_listed_before_one_unit_word_are_one_parameters_values() -> None:
+    calls = read(
+        "What is the projected population growth of Japan and India in the next 10 and 20"
+        " years respectively, at the current growth rate?",
+        [PROJECTION],
+    )
+    assert [c.arguments for c in calls] == [
+        {"country": "Japan", "years": 10},
+        {"country": "India", "years": 20},
+    ]

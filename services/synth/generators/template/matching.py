@@ -10,8 +10,9 @@ from itertools import pairwise
 
 from services.synth.generators.template.kinds import named_after, qualified, said_kinds
 from services.synth.generators.template.mentions import Mention, words
-from services.synth.generators.template.phrases import stem
+from services.synth.generators.template.phrases import STOPWORDS, stem
 from services.synth.generators.template.specs import _closed, _kind, _Param, undefaulted
+from services.synth.generators.template.surroundings import _JOINING as _JOINING_WORDS
 from services.synth.generators.template.wording import KIND_WORDS, qualifiers, unit_fit
 from services.synth.surface import label
 
@@ -261,16 +262,41 @@ _LISTED = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|&)\s*")
 def _run_members(mentions: Sequence[Mention], text: str, params: Sequence[_Param] = ()) -> set[int]:
     """The names after the first of a list of names joined by "and"/"or" ("in Bangladesh
     and India"), and the numbers after the first of a list each said with the same unit
-    word (see :func:`_unit_run`): they wait for the parameter that takes the first
-    ("Chicago, Illinois" is no such list)."""
+    word (see :func:`_unit_run`) or with one after the last ("the next 10 and 20 years",
+    unless the tool has twins): they wait for the parameter that takes the first ("Chicago,
+    Illinois" is no such list)."""
     ordered = sorted(mentions, key=lambda m: m.start)
     named = {stem(w) for p in params for w in words(label(p.name))}
+    twins = _twinned(params)  # "masses of 10 and 20 kg": one each
     return {
         id(b)
         for a, b in pairwise(ordered)
         if (a.kind == b.kind == "name" and _ANDED.fullmatch(text[a.end : b.start]))
         or _unit_run(a, b, text, named)
+        or (not twins and _unit_after(a, b, text))
     }
+
+
+def _twinned(params: Sequence[_Param]) -> bool:
+    """Whether two number parameters are twins: numbered (``mass1``, ``mass2``) or named
+    alike but for one word (``first_note_frequency``, ``start_x``)."""
+    said = [label(p.name).lower().split() for p in params if p.kind in ("integer", "number")]
+    for one, two in ((a, b) for i, a in enumerate(said) for b in said[i + 1 :]):
+        if re.sub(r"\d+$", "", " ".join(one)) == re.sub(r"\d+$", "", " ".join(two)):
+            return True
+        if len(one) == len(two) > 1 and sum(a != b for a, b in zip(one, two, strict=True)) == 1:
+            return True
+    return False
+
+
+def _unit_after(one: Mention, two: Mention, text: str) -> bool:
+    """Whether two numbers are a list with one unit word after the last ("in the next 10
+    and 20 years")."""
+    unit = one.after[0] if one.after else ""
+    plain = unit.isalpha() and unit not in STOPWORDS and unit not in _JOINING_WORDS
+    joined = _ANDED.fullmatch(text[one.end : two.start]) or text[one.end : two.start] == ", "
+    said = two.after[:1] == (unit,) and text[two.end :].lstrip().lower().startswith(unit)
+    return one.kind == two.kind == "number" and plain and bool(joined) and said
 
 
 _UNIT_JOIN = re.compile(r"\s*([a-z]+)\s*(?:,|,?\s*and|,?\s*or|&)\s*(?:([a-z]+)\s+)?", re.I)
