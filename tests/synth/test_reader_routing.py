@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
-from tests.synth.test_reader_matching import _tool
+from tests.synth.test_reader_matching import PROJECTION, _tool
 
 SUITS = _tool(
     "lawsuit_search",
@@ -124,3 +124,15 @@ def test_a_clause_naming_only_the_ask_befores_parameter_stays_with_that_ask() ->
     assert [c.name for c in calls] == ["bird_census", "get_route"]
     assert calls[0].arguments.get("species") is True
     assert calls[1].arguments == {"start": "Nice", "end": "Arles"}
+
+
+def test_and_then_a_new_question_after_a_comma_is_an_ask_of_its_own() -> None:
+    calls = read(
+        "What is the projected population growth of Japan in the next 10 years, and how would"
+        " it change if we consider a growth rate of 2%?",
+        [PROJECTION],
+    )
+    assert [c.arguments for c in calls] == [
+        {"country": "Japan", "years": 10},
+        {"country": "Japan", "years": 10, "growth_rate": 0.02},
+    ]

@@ -33,6 +33,7 @@ _CLAUSE = re.compile(
     r"(?<=[?!])\s+|(?<=\.)" + _TITLED + r"\s+(?-i:(?![a-z]))|"  # "Apple Inc. is": no end
     r"\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|followed by|furthermore|moreover|plus)\b,?\s*|"
+    r",\s+and\s+(?=(?:how|what|which)\s+(?:would|will|does|do|is|are|about)\b)|"
     r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
     r"last(?!\s+" + _SPAN_WORDS + r"))\b)",
     re.I,
