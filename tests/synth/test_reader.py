@@ -10,6 +10,7 @@ from services.synth.checker import check_calls
 from services.synth.generators.template import TemplateGenerator
 from services.synth.generators.template.mentions import find_mentions, relative_dates
 from services.synth.generators.template.reader import read
+from tests.synth.test_reader_matching import PROJECTION
 from tests.synth.test_reader_values import TRANSIT
 
 
@@ -1849,3 +1850,18 @@ def test_a_name_made_only_of_the_tools_own_words_is_no_value() -> None:
         [FOREST_MODEL],
     )
     assert call.arguments == {"n_estimators": 50, "data": "sales_data"}
+
+
+def test_a_variant_call_varies_the_call_that_shares_a_value_with_it() -> None:
+    calls = read(
+        "What is the projected population growth of Japan and India in the next 10 and 20"
+        " years respectively, and how would these projections change if we consider a growth"
+        " rate of 1.5% for Japan and 2.1% for India?",
+        [PROJECTION],
+    )
+    assert sorted(tuple(c.arguments.values()) for c in calls) == [
+        ("India", 20),
+        ("India", 20, 0.021),
+        ("Japan", 10),
+        ("Japan", 10, 0.015),
+    ]

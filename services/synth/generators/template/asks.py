@@ -76,12 +76,20 @@ def _same_again(
     out: list[Call] = []
     for call in (
         Call(c.name, {**b.arguments, **_restated(first_text, text, b.arguments), **c.arguments})
-        for b in bases
         for c in new
+        for b in _agreeing(bases, c)
     ):
         if call not in out:
             out.append(call)
     return out or new
+
+
+def _agreeing(bases: Sequence[Call], call: Call) -> list[Call]:
+    """The calls a variant call varies: those that share a value with it ("… for Japan and
+    India. How would these change with a rate of 1.5% for Japan and 2.1% for India?": each
+    country's own call), else all."""
+    shared = [b for b in bases if any(b.arguments.get(k) == v for k, v in call.arguments.items())]
+    return shared or list(bases)
 
 
 def _restated(first_text: str, text: str, arguments: Mapping[str, Any]) -> dict[str, str]:
