@@ -152,7 +152,8 @@ def _runs(groups: Sequence[tuple[_Tool, str]]) -> list[tuple[_Tool, list[str]]]:
     return runs
 
 
-def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
+def _params(spec: _Tool) -> list[_Param]:
+    """The tool's parameters, each with the words the tool and the others say."""
     params = [_param(n, s, r) for n, s, r in spec.props]
     tool_words = {w for w, weight in spec.words.items() if weight >= 1.0}
     named = {w for w, weight in spec.words.items() if weight >= 2.0}  # the tool's name
@@ -162,6 +163,12 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
         param.naming = frozenset(named | others)
         options = set(param.hints)
         param.exclusive = not any(options & set(p.hints) for p in params if p is not param)
+    return params
+
+
+def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
+    params = _params(spec)
+    tool_words = {w for w, weight in spec.words.items() if weight >= 1.0}
     values, text = _dicts(params, text)
     labelled, text = _labelled(params, text)
     values.update({n: v for n, v in labelled.items() if n not in values})
