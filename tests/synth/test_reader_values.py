@@ -24,35 +24,6 @@ def test_a_flag_stated_of_what_is_asked_is_set_and_not_unsets_it() -> None:
     assert [c.arguments.get("isothermal") for c in read(query, [ENTROPY])] == [True, False]
 
 
-PROFILE = _tool(
-    "update_profile",
-    "Update a customer's profile in the database.",
-    {
-        "customer_id": {"type": "integer", "description": "The customer's ID."},
-        "changes": {"type": "object", "description": "The new information to store."},
-    },
-    ["customer_id", "changes"],
-)
-SCORES = _tool(
-    "average_score",
-    "Average of scores by subject.",
-    {"scores": {"type": "object", "description": "Subjects and their scores."}},
-    ["scores"],
-)
-
-
-def test_quoted_key_value_pairs_are_one_mapping() -> None:
-    query = "Update the profile of customer 7781 'city':'Lyon', 'phone':'555-0101' please."
-    (call,) = read(query, [PROFILE])
-    assert call.arguments == {"customer_id": 7781, "changes": {"city": "Lyon", "phone": "555-0101"}}
-
-
-def test_a_mapping_in_braces_is_the_mapping_parameters_value() -> None:
-    query = "What is the average score for {'Art': 71, 'Music': 93.5}?"
-    (call,) = read(query, [SCORES])
-    assert call.arguments == {"scores": {"Art": 71, "Music": 93.5}}
-
-
 EMISSION = _tool(
     "vehicle_emission",
     "Yearly emissions of a vehicle.",
@@ -320,29 +291,3 @@ def test_a_flags_own_word_said_asks_it_though_the_tools_description_says_it() ->
     }
     (call,) = read("Find the details of case 28473.", [CASE])
     assert call.arguments == {"case_number": "28473"}
-
-
-USER = _tool(
-    "update_user_info",
-    "Update user information in the database.",
-    {
-        "user_id": {"type": "integer", "description": "The user ID of the customer."},
-        "update_info": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "The new name."},
-                "email": {"type": "string", "description": "The new email."},
-            },
-            "description": "The new information.",
-        },
-    },
-    ["user_id", "update_info"],
-)
-
-
-def test_a_mappings_fields_named_then_set_to_as_many_values_are_the_mapping() -> None:
-    (call,) = read(
-        'Update the name and email of the customer with user ID 4521 to "Ann" and "a@x.com".',
-        [USER],
-    )
-    assert call.arguments == {"user_id": 4521, "update_info": {"name": "Ann", "email": "a@x.com"}}

@@ -22,9 +22,9 @@ never the ground truth, and it knows nothing of how the realiser words things. I
 A query in which no tool scores at all yields no call: that is how irrelevance reads.
 
 The steps live beside this module: ``specs`` (the schemas as the reader sees them),
-``routing`` (1), ``matching``, ``pairing`` and ``values`` (2), ``asks`` (calls across the
-asks of one request), ``scenes`` (consecutive asks of one tool read together); here are
-:func:`read` and the calls of one ask (3).
+``routing`` (1), ``matching``, ``pairing``, ``values`` and ``mappings`` (2), ``asks``
+(calls across the asks of one request), ``scenes`` (consecutive asks of one tool read
+together); here are :func:`read` and the calls of one ask (3).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from services.synth.generators.template.asks import (
     _inherit,
     _same_again,
 )
+from services.synth.generators.template.mappings import _dicts
 from services.synth.generators.template.matching import _LISTED, _assign
 from services.synth.generators.template.mentions import Mention, find_mentions, words
 from services.synth.generators.template.pairing import (
@@ -82,7 +83,6 @@ from services.synth.generators.template.specs import (
 from services.synth.generators.template.values import (
     _OPTION_JOIN,
     _capitalised,
-    _dicts,
     _flag_each,
     _found_hints,
     _labelled,
