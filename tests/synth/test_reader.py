@@ -8,6 +8,7 @@ from services.synth.calls import Call, GroundTruth
 from services.synth.catalog import builtin_catalog
 from services.synth.checker import check_calls
 from services.synth.generators.template import TemplateGenerator
+from services.synth.generators.template.asks import _SAME
 from services.synth.generators.template.mentions import find_mentions, relative_dates
 from services.synth.generators.template.reader import read
 from tests.synth.test_reader_matching import PROJECTION
@@ -1748,6 +1749,7 @@ def test_a_follow_up_that_asks_again_if_we_change_something_is_a_variant() -> No
         {"start_city": "Lyon", "end_city": "Nice", "transportation": "bus"},
         {"start_city": "Lyon", "end_city": "Nice", "transportation": "bus", "allow_transfer": True},
     ]
+    assert not _SAME.search("Find the route from Lyon to Nice, if you can, or if I may ask.")
 
 
 STRENGTH = _tool(

@@ -45,7 +45,7 @@ def _run_before(earlier: Sequence[Call], name: str) -> list[Call]:
 
 _SAME = re.compile(
     r"\b(?:the same|same|again|repeat|likewise|similar|similarly|once more|this time|"
-    r"what if|what about|how about|if (?:we|I|you|they))\b",
+    r"what if|what about|how about|if (?:we|I)\b(?!\s+(?:can|could|may|might)\b))\b",
     re.I,
 )
 
