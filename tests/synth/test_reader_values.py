@@ -291,3 +291,26 @@ def test_a_flags_own_word_said_asks_it_though_the_tools_description_says_it() ->
     }
     (call,) = read("Find the details of case 28473.", [CASE])
     assert call.arguments == {"case_number": "28473"}
+
+
+EMISSIONS = _tool(
+    "vehicle_emission",
+    "Annual carbon emissions of a type of vehicle.",
+    {
+        "vehicle_type": {
+            "type": "string",
+            "description": "The type of vehicle. 'gas' refers to a gasoline vehicle, and 'EV'"
+            " refers to an electric vehicle.",
+        },
+        "miles_driven": {"type": "integer", "description": "The miles driven per year."},
+    },
+    ["vehicle_type", "miles_driven"],
+)
+
+
+def test_an_option_is_said_by_what_its_description_glosses_it_as() -> None:
+    calls = read(
+        "The emissions of a gasoline vehicle and an electric vehicle driving 9,000 miles.",
+        [EMISSIONS],
+    )
+    assert [c.arguments["vehicle_type"] for c in calls] == ["gas", "EV"]

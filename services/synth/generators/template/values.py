@@ -8,6 +8,7 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from services.synth.generators.template.fields import parse_value, split_fields
@@ -60,7 +61,8 @@ def _base(word: str) -> str:
 def _found_hints(param: _Param, text: str) -> list[str]:
     """The hints the text says, in its order; words compared by their stems ("scenic
     views" says "Scenic View", "toll roads" says "tolls", "children" says "child"), without the
-    quotes around them. Options told apart only by their case ("AA", "Aa", "aa") are found
+    quotes around them; an option also by what its description glosses it as ("an electric
+    vehicle" says "EV"). Options told apart only by their case ("AA", "Aa", "aa") are found
     as written."""
     if _case_twins(param.hints):
         hits = [
@@ -70,12 +72,29 @@ def _found_hints(param: _Param, text: str) -> list[str]:
     said = [p for w in words(text) for p in ([w, *w.split("-")] if "-" in w.strip("-") else [w])]
     lowered = f" {' '.join(_base(w) for w in said)} "  # "gas-powered" also says "gas"
     found = []
-    for hint in sorted(param.hints, key=len, reverse=True):
+    glossed = _glosses(str(param.schema.get("description", "")))
+    told = [(h, h) for h in sorted(param.hints, key=len, reverse=True)]
+    told += [(gloss, option) for option, gloss in glossed if option in param.hints]
+    for hint, option in told:
         said = " ".join(_base(w) for w in words(hint))
         if said and f" {said} " in lowered:
-            found.append((lowered.index(f" {said} "), hint))
+            found.append((lowered.index(f" {said} "), option))
             lowered = lowered.replace(f" {said} ", " \x00 ")
-    return [h for _, h in sorted(found)]
+    return list(dict.fromkeys(h for _, h in sorted(found)))
+
+
+_GLOSS = re.compile(
+    r"['\"]([^'\"]{1,40})['\"]\s+(?:refers to|means|stands for|is for)\s+(?:an?\s+|the\s+)?"
+    r"([a-z][\w -]{0,40}?)(?=\s*(?:[,.;)]|\band\b|$))",
+    re.I,
+)
+
+
+@lru_cache(maxsize=4096)
+def _glosses(description: str) -> tuple[tuple[str, str], ...]:
+    """The options a description glosses ("'gas' refers to a gasoline vehicle, … 'EV'
+    refers to an electric vehicle"): (option, what the request says for it)."""
+    return tuple((m[1], m[2]) for m in _GLOSS.finditer(description))
 
 
 def _case_twins(hints: Sequence[object]) -> bool:
