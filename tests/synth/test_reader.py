@@ -1867,3 +1867,33 @@ def test_a_variant_call_varies_the_call_that_shares_a_value_with_it() -> None:
         ("Japan", 10),
         ("Japan", 10, 0.015),
     ]
+
+
+FACTORS = _tool(
+    "vehicle_emission",
+    "Annual carbon emissions of a type of vehicle.",
+    {
+        "vehicle_type": {
+            "type": "string",
+            "description": "'gas' refers to a gasoline vehicle, 'diesel' refers to a diesel"
+            " vehicle, and 'EV' refers to an electric vehicle.",
+        },
+        "miles": {"type": "integer", "description": "The miles driven per year."},
+        "factor": {"type": "number", "description": "Optional emission factor."},
+    },
+    ["vehicle_type", "miles"],
+)
+
+
+def test_values_said_for_one_calls_option_go_to_that_call_only() -> None:
+    calls = read(
+        "The emissions of a gasoline vehicle, a diesel vehicle and an electric vehicle driving"
+        " 9,000 miles, with the default factor for the gasoline vehicle, a factor of 2.5 for the"
+        " diesel vehicle and a factor of 0 for the electric vehicle?",
+        [FACTORS],
+    )
+    assert [(c.arguments["vehicle_type"], c.arguments.get("factor")) for c in calls] == [
+        ("gas", None),
+        ("diesel", 2.5),
+        ("EV", 0.0),
+    ]

@@ -152,6 +152,12 @@ def _runs(groups: Sequence[tuple[_Tool, str]]) -> list[tuple[_Tool, list[str]]]:
     return runs
 
 
+def _blank(said: re.Match[str]) -> str:
+    """As many spaces as ``said``: the text keeps its length, so what is found in it still
+    stands where it stands in the text as said."""
+    return " " * len(said[0])
+
+
 def _params(spec: _Tool) -> list[_Param]:
     """The tool's parameters, each with the words the tool and the others say."""
     params = [_param(n, s, r) for n, s, r in spec.props]
@@ -173,6 +179,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     labelled, text = _labelled(params, text)
     values.update({n: v for n, v in labelled.items() if n not in values})
     values.update({n: v for n, v in _said_as(params, text).items() if n not in values})
+    whole = text  # as said, where the offered values are blanked out below
     for param in params:  # a value the description itself offers ("e.g. vegan") is said
         if param.name not in values and not _strict(param) and param.kind in ("string", "array"):
             hints = [h for h in _found_hints(param, text) if not _own(param, h)]
@@ -180,7 +187,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             if hints:
                 values[param.name] = [hints] if param.kind == "array" else hints
                 said = "|".join(re.escape(h) for h in hints)
-                text = re.sub(rf"['\"“]?(?:{said})['\"”]?", " ", text, flags=re.I)
+                text = re.sub(rf"['\"“]?(?:{said})['\"”]?", _blank, text, flags=re.I)
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
     naming = _naming(spec)
@@ -218,6 +225,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
         ]
     _flags_each(params, values, text)
     _options_each(params, values, text)
+    _said_for(params, values, whole)
     rows = _zipped(params, values)
     return [Call(spec.name, arguments) for arguments in _counted(rows, text)]
 
@@ -269,6 +277,35 @@ def _options_each(params: Sequence[_Param], values: dict[str, list[Any]], text: 
                 values[param.name] = each
 
 
+_FOR = re.compile(r"\s+for\s+(?:the\s+|an?\s+)?([\w -]{1,40})")
+
+
+def _said_for(params: Sequence[_Param], values: dict[str, list[Any]], text: str) -> None:
+    """Fewer values of a parameter than calls, each said "for" one call's option ("an
+    emission factor of 2.7 for the diesel vehicle, and of 0 for the electric vehicle"):
+    each goes to that call only; the others take none."""
+    count = max((len(v) for v in values.values()), default=0)
+    drivers = [p for p in params if p.hints and len(values.get(p.name, ())) == count > 1]
+    for param in (p for p in params if 0 < len(p.spans) < count):
+        found = values.get(param.name, [])
+        for driver in drivers:
+            said = [_FOR.match(text, m.end) for m in param.spans]
+            named = [_found_hints(driver, m[1]) if m else [] for m in said]
+            if len(found) != len(said) or any(len(n) != 1 for n in named):
+                continue
+            at = [
+                values[driver.name].index(n[0]) if n[0] in values[driver.name] else -1
+                for n in named
+            ]
+            if -1 in at or len(set(at)) != len(at):
+                continue
+            each: list[Any] = [None] * count
+            for index, value in zip(at, found, strict=True):
+                each[index] = value
+            values[param.name] = each
+            break
+
+
 _COUNTED = re.compile(
     r"\b(two|three|four|five|six|seven|eight|nine|ten)\s+(?:from|of|with|at|using)\s+(?:an?|the)\b",
     re.I,
@@ -295,7 +332,8 @@ def _zipped(params: Sequence[_Param], values: Mapping[str, list[Any]]) -> list[d
         arguments = {}
         for name, found in values.items():
             if len(found) == count:
-                arguments[name] = found[index]
+                if found[index] is not None:  # "… of 0 for the electric one": that call's
+                    arguments[name] = found[index]
             else:
                 arguments[name] = found[
                     0 if not _scalar(params, name) else min(index, len(found) - 1)
