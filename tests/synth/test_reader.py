@@ -1897,3 +1897,20 @@ def test_values_said_for_one_calls_option_go_to_that_call_only() -> None:
         ("diesel", 2.5),
         ("EV", 0.0),
     ]
+
+
+STATE_GDP = _tool(
+    "gdp_by_state_year",
+    "Retrieve historical GDP data for a U.S. state and year.",
+    {
+        "state": {"type": "string", "description": "The U.S. state."},
+        "year": {"type": "integer", "description": "The year."},
+        "adjustment": {"type": "string", "enum": ["Real", "Nominal"], "description": "Which."},
+    },
+    ["state", "year"],
+)
+
+
+def test_a_name_after_the_tools_own_words_and_of_is_the_name() -> None:
+    (call,) = read("What was the Real GDP of California in 1990?", [STATE_GDP])
+    assert call.arguments == {"state": "California", "year": 1990, "adjustment": "Real"}

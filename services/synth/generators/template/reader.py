@@ -193,7 +193,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     naming = _naming(spec)
     found = _not_options(params, find_mentions(text, reference, naming))
     found = [m for m in found if m.kind != "phrase" or stem(m.text.split()[0]) not in naming]
-    found = [m for m in found if not _tools_own_name(m, tool_words)]
+    found = [_of_what(m, tool_words, params) for m in found if not _tools_own_name(m, tool_words)]
     mentions = _clock(typed, _currencies(typed, _unplaced(typed, found), text))
     paired = _ends(typed, mentions, text)
     paired += _respective([p for p in typed if p not in paired], mentions, text)
@@ -236,6 +236,20 @@ def _tools_own_name(mention: Mention, tool_words: set[str]) -> bool:
     what is asked, it is no value."""
     said = words(mention.text)
     return mention.kind == "name" and len(said) > 1 and {stem(w) for w in said} <= tool_words
+
+
+def _of_what(mention: Mention, tool_words: set[str], params: Sequence[_Param]) -> Mention:
+    """A name "<the tool's words> of <a name>" ("the Real GDP of California" for a GDP tool
+    with an option 'Real'): the name after "of"; the words before it say what is asked."""
+    head, of, tail = mention.text.partition(" of ")
+    if mention.kind != "name" or not of or not tail[:1].isupper():
+        return mention
+    options = {stem(str(h).lower()) for p in params for h in p.hints}
+    if not {stem(w) for w in words(head)} <= tool_words | options:
+        return mention
+    start = mention.start + len(head) + len(of)
+    before = (*mention.before, *words(head), "of")[-5:]
+    return Mention("name", tail, start, mention.end, tail, before, mention.after)
 
 
 def _flags_each(params: Sequence[_Param], values: dict[str, list[Any]], text: str) -> None:
