@@ -136,3 +136,35 @@ def test_and_then_a_new_question_after_a_comma_is_an_ask_of_its_own() -> None:
         {"country": "Japan", "years": 10},
         {"country": "Japan", "years": 10, "growth_rate": 0.02},
     ]
+
+
+SEASON = _tool(
+    "get_collectables_in_season",
+    "Collectable items in a game during a season.",
+    {
+        "game_name": {"type": "string", "description": "Name of the game."},
+        "season": {"type": "string", "description": "The season."},
+        "item_type": {"type": "string", "description": "Possible values: 'bug', 'fish'."},
+    },
+    ["game_name", "season"],
+)
+SNP = _tool(
+    "mutation_type.find",
+    "The type of a genetic mutation from its SNP ID.",
+    {"snp_id": {"type": "string", "description": "The SNP ID."}},
+    ["snp_id"],
+)
+
+
+def test_a_clause_without_values_that_points_back_stays_with_the_ask_before() -> None:
+    calls = read(
+        "In the game 'Animal Crossing', I collect bugs during the 'Summer' season. Could you"
+        " find out what bugs are available during this time? Also, in the same game, what fish"
+        " can be collected in the 'Winter' season? Lastly, what type is the mutation 'rs53576'?",
+        [SEASON, SNP],
+    )
+    assert [c.arguments for c in calls] == [
+        {"game_name": "Animal Crossing", "season": "Summer", "item_type": "bug"},
+        {"game_name": "Animal Crossing", "season": "Winter", "item_type": "fish"},
+        {"snp_id": "rs53576"},
+    ]

@@ -143,6 +143,9 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         owner = owners[index]
         if owner is None and segments and not pending and _names_param(specs, segments, clause):
             owner = segments[-1][0]  # "…, and also include the species information"
+        if owner is None and segments and not pending and _points_back(clause):
+            segments[-1][1].append(clause)  # "what bugs are available during this time?"
+            continue
         if owner is None and any(o is not None for o in owners[index:]):
             pending.append(clause)  # context belongs to the next ask
             continue
@@ -159,6 +162,15 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         segments.append((owner, [*pending, clause]))
         pending = []
     return [(specs[i], " ".join(parts)) for i, parts in segments]
+
+
+_THIS = re.compile(r"\b(?:this|these|those)\s+(?!is\b|are\b)[a-z]+", re.I)
+
+
+def _points_back(clause: str) -> bool:
+    """Whether a clause with no value of its own points back at what the ask before it
+    said ("What bugs are available during this time?"): it is more of that ask."""
+    return bool(_THIS.search(clause)) and not _valued(clause)
 
 
 def _asked(text: str) -> set[str]:
