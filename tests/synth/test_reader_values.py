@@ -314,3 +314,24 @@ def test_an_option_is_said_by_what_its_description_glosses_it_as() -> None:
         [EMISSIONS],
     )
     assert [c.arguments["vehicle_type"] for c in calls] == ["gas", "EV"]
+
+
+DERIVATIVE = _tool(
+    "calculus.derivative",
+    "Compute the derivative of a function at a specific value.",
+    {
+        "function": {"type": "string", "description": "The function."},
+        "value": {"type": "integer", "description": "The value to compute it at."},
+        "function_variable": {"type": "string", "description": "The variable, e.g. x."},
+    },
+    ["function", "value"],
+)
+
+
+def test_a_quote_said_to_be_the_parameters_name_is_its_value() -> None:
+    (call,) = read(
+        "The derivative of the function '5y^3 - 4y + 2' at the value of 3 where 'y' is the"
+        " function variable.",
+        [DERIVATIVE],
+    )
+    assert call.arguments == {"function": "5y^3 - 4y + 2", "value": 3, "function_variable": "y"}

@@ -367,12 +367,21 @@ _STOP_BEFORE_AS = frozenset("it them this that one something uses use using is a
 
 def _said_as(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
     """Text values said as what they are ("uses chicken as the main ingredient", "with
-    'Warrior' as my class"): the word before "as the <parameter's name>"."""
+    'Warrior' as my class", "where 'y' is the function variable"): the word before "as the
+    <parameter's name>", the quote before "is the <parameter's name>"."""
     found: dict[str, list[Any]] = {}
     for param in (p for p in params if p.kind == "string" and not _strict(p)):
         name = r"[\s_-]+".join(re.escape(w) for w in label(param.name).lower().split())
         form = rf"\b([A-Za-z][\w-]*)\s+as\s+(?:the|my|a|an|its|their)\s+{name}\b"
         said = [m[1] for m in re.finditer(form, text, re.I) if m[1].lower() not in _STOP_BEFORE_AS]
+        longer = [
+            r"[\s_-]+".join(label(p.name).lower().split()[len(label(param.name).split()) :])
+            for p in params
+            if p is not param and p.name.lower().startswith(param.name.lower())
+        ]  # "is the function variable": ``function_variable``'s, not ``function``'s
+        rest = rf"(?![\s_-]+(?:{'|'.join(longer)})\b)" if longer else ""
+        quoted = rf"['\"“]([^'\"”]{{1,40}})['\"”]\s+is\s+(?:the|my|a|an|its|their)\s+{name}\b{rest}"
+        said += [m[1] for m in re.finditer(quoted, text, re.I)]  # "where 'y' is the variable"
         if said:
             found[param.name] = said
     return found
