@@ -312,3 +312,24 @@ def test_numbers_listed_before_one_unit_word_are_one_parameters_values() -> None
         {"country": "Japan", "years": 10},
         {"country": "India", "years": 20},
     ]
+
+
+BOOKS = _tool(
+    "library.search_book",
+    "Search for a specific book in the library.",
+    {
+        "title": {"type": "string", "description": "The title of the book."},
+        "author": {"type": "string", "description": "The author of the book."},
+        "platform": {"type": "string", "description": "The library to fetch the book from."},
+    },
+    ["title", "author"],
+)
+
+
+def test_an_optional_text_parameter_takes_a_name_ending_in_its_described_noun() -> None:
+    (call,) = read("Look for the book '1984' by 'George Orwell' in the 'British Library'.", [BOOKS])
+    assert call.arguments == {
+        "title": "1984",
+        "author": "George Orwell",
+        "platform": "British Library",
+    }

@@ -432,7 +432,21 @@ def _evidence(param: _Param, mention: Mention) -> bool:
     if pattern and re.fullmatch(str(pattern), str(mention.value)):
         return True
     counted = mention.kind in ("number", "spelled") and param.kind == "integer"
+    if mention.kind in ("name", "quoted") and _says_what(param, mention):
+        return True
     return _near(param, mention) or _placed(param, mention) or (counted and _counts(param, mention))
+
+
+def _says_what(param: _Param, mention: Mention) -> bool:
+    """Whether a name ends in the noun the parameter's description opens with, what it says
+    the parameter is ("in the 'British Library'" for "The library where the book should be
+    fetched from")."""
+    said = words(str(mention.value))
+    described = [w for w in words(str(param.schema.get("description", ""))) if w not in _ARTICLES]
+    return bool(said) and bool(described) and stem(said[-1]) == stem(described[0])
+
+
+_ARTICLES = frozenset("the a an".split())
 
 
 def _placed(param: _Param, mention: Mention) -> bool:
