@@ -124,3 +124,24 @@ def test_a_clause_naming_only_the_ask_befores_parameter_stays_with_that_ask() ->
     assert [c.name for c in calls] == ["bird_census", "get_route"]
     assert calls[0].arguments.get("species") is True
     assert calls[1].arguments == {"start": "Nice", "end": "Arles"}
+
+
+BOOK = _tool(
+    "book_summary",
+    "Get a summary of a book.",
+    {
+        "title": {"type": "string", "description": "Title of the book."},
+        "spoilers": {"type": "boolean", "description": "Whether to reveal the ending."},
+    },
+    ["title"],
+)
+
+
+def test_a_clause_that_ends_a_sentence_an_ask_began_adds_to_that_ask() -> None:
+    calls = read(
+        "I'm reading 'Emma'. Could you give me a book summary of it and also reveal the "
+        "ending? Then, I need a route from Nice to Arles.",
+        [BOOK, ROUTE],
+    )
+    assert [c.name for c in calls] == ["book_summary", "get_route"]
+    assert calls[0].arguments == {"title": "Emma", "spoilers": True}

@@ -142,6 +142,9 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         owner = owners[index]
         if owner is None and segments and not pending and _names_param(specs, segments, clause):
             owner = segments[-1][0]  # "…, and also include the species information"
+        if owner is None and segments and not pending and _closes_sentence(clause):
+            segments[-1][1].append(clause)  # "… a brief about this movie and also include …?"
+            continue
         if owner is None and any(o is not None for o in owners[index:]):
             pending.append(clause)  # context belongs to the next ask
             continue
@@ -158,6 +161,14 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         segments.append((owner, [*pending, clause]))
         pending = []
     return [(specs[i], " ".join(parts)) for i, parts in segments]
+
+
+def _closes_sentence(clause: str) -> bool:
+    """Whether a clause goes on with a sentence an ask began and ends it ("Could you provide
+    a brief about this movie and also include extras like the cast?"): it adds to that ask;
+    context for the next ask opens a sentence of its own."""
+    said = clause.strip()
+    return bool(re.match(r"[a-z]", said)) and bool(re.search(r"[.?!][\"”']?$", said))
 
 
 def _asked(text: str) -> set[str]:
