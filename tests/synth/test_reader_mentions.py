@@ -87,3 +87,27 @@ def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     first = find_mentions("Book 2 rooms in Oslo.")
     first.clear()
     assert [m.value for m in find_mentions("Book 2 rooms in Oslo.")] == [2.0, "Oslo"]
+
+
+PAYOUT = _tool(
+    "dividend_per_share",
+    "The dividend per share of a company.",
+    {
+        "total_payout": {"type": "integer", "description": "The total dividends paid in USD"},
+        "outstanding_shares": {"type": "integer", "description": "The outstanding shares"},
+    },
+    ["total_payout", "outstanding_shares"],
+)
+
+
+def test_an_amount_and_a_plain_number_are_no_list() -> None:
+    shares = find_mentions("a payout of $2,000,000 and 400,000 outstanding shares")[1]
+    assert "payout" not in shares.before
+    calls = read(
+        "What is the dividend per share with a total payout of $2,000,000 and 400,000 "
+        "outstanding shares?",
+        [PAYOUT],
+    )
+    assert calls == (
+        Call("dividend_per_share", {"total_payout": 2000000, "outstanding_shares": 400000}),
+    )

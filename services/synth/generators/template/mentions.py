@@ -363,7 +363,7 @@ _RUN_GAP = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|&)\s*")
 def _series(text: str, mentions: list[Mention]) -> list[Mention]:
     """A run of one kind of value said as a list ("for 10, 20 and 30 years", "Oslo and
     Bergen") shares its words: each member gets the words before the first and after the
-    last."""
+    last. An amount and a plain number are of two kinds (see :func:`_priced`)."""
     out = list(mentions)
     start = 0
     while start < len(out):
@@ -372,6 +372,7 @@ def _series(text: str, mentions: list[Mention]) -> list[Mention]:
             end + 1 < len(out)
             and out[end + 1].kind == out[start].kind != "phrase"
             and _RUN_GAP.fullmatch(text[out[end].end : out[end + 1].start])
+            and _priced(out[end + 1]) == _priced(out[start])
         ):
             end += 1
         if end > start:
@@ -383,6 +384,12 @@ def _series(text: str, mentions: list[Mention]) -> list[Mention]:
                 out[index] = Mention(m.kind, m.value, m.start, m.end, m.text, before, after)
         start = end + 1
     return out
+
+
+def _priced(mention: Mention) -> bool:
+    """Whether a number is said with a currency sign: "$1,000,000 and 500,000 outstanding
+    shares" are an amount and a count, no list of one kind of value."""
+    return mention.kind == "number" and mention.text[:1] in "$€£"
 
 
 def _places(
