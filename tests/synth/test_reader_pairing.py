@@ -176,3 +176,24 @@ EXCHANGE = _tool(
 def test_a_currency_said_with_its_country_word_is_its_code() -> None:
     (call,) = read("How many Japanese yen do I get for 300 British pounds?", [EXCHANGE])
     assert call.arguments == {"amount": 300, "from_currency": "GBP", "to_currency": "JPY"}
+
+
+FILM = _tool(
+    "film_brief",
+    "A brief about a film.",
+    {
+        "title": {"type": "string", "description": "Title of the film"},
+        "extra": {
+            "type": "boolean",
+            "description": "Option to add details like Director, Cast, Awards etc.",
+        },
+    },
+    ["title"],
+)
+
+
+def test_names_a_flags_description_lists_say_the_flag_and_are_no_values() -> None:
+    calls = read(
+        "Give me a film brief of 'Alien' and add details like Director, Cast, Awards.", [FILM]
+    )
+    assert calls == (Call("film_brief", {"title": "Alien", "extra": True}),)
