@@ -145,3 +145,26 @@ def test_a_clause_that_ends_a_sentence_an_ask_began_adds_to_that_ask() -> None:
     )
     assert [c.name for c in calls] == ["book_summary", "get_route"]
     assert calls[0].arguments == {"title": "Emma", "spoilers": True}
+
+
+SCULPTURE = _tool(
+    "sculpture_details",
+    "Details of a sculpture by its artist and title.",
+    {
+        "artist": {"type": "string", "description": "The artist who made the sculpture."},
+        "title": {"type": "string", "description": "The title of the sculpture."},
+        "detail": {"type": "string", "description": "The detail wanted about the sculpture."},
+    },
+    ["artist", "title"],
+)
+
+
+def test_a_clause_that_says_its_adds_to_the_ask_before() -> None:
+    calls = read(
+        "Tell me about the sculpture with the title 'David' by the artist 'Michelangelo'. "
+        "I want to know about its 'material'. Then, I need a route from Nice to Arles.",
+        [SCULPTURE, ROUTE],
+    )
+    assert [c.name for c in calls] == ["sculpture_details", "get_route"]
+    assert calls[0].arguments["detail"] == "material"
+    assert calls[1].arguments == {"start": "Nice", "end": "Arles"}

@@ -142,6 +142,9 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         owner = owners[index]
         if owner is None and segments and not pending and _names_param(specs, segments, clause):
             owner = segments[-1][0]  # "…, and also include the species information"
+        if owner is None and segments and not pending and _BACK.search(clause):
+            segments[-1][1].append(clause)  # "I specifically want to know about its 'material'"
+            continue
         if owner is None and segments and not pending and _closes_sentence(clause):
             segments[-1][1].append(clause)  # "… a brief about this movie and also include …?"
             continue
@@ -161,6 +164,11 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         segments.append((owner, [*pending, clause]))
         pending = []
     return [(specs[i], " ".join(parts)) for i, parts in segments]
+
+
+_BACK = re.compile(r"\b(?:its|their)\b", re.I)
+"""A pronoun that points back to what the ask before is about ("I want to know about its
+'material'"): a clause no tool owns that says one adds to that ask."""
 
 
 def _closes_sentence(clause: str) -> bool:
