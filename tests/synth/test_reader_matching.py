@@ -229,3 +229,26 @@ def test_a_value_after_its_parameters_name_and_is_goes_to_that_parameter() -> No
         "text": "We walked along the harbour all afternoon.",
         "language": "Danish",
     }
+
+
+ARTWORK = _tool(
+    "artwork_details",
+    "Details of an artwork.",
+    {
+        "artist": {"type": "string", "description": "The artist who made the artwork."},
+        "title": {"type": "string", "description": "The title of the artwork."},
+        "detail": {"type": "string", "description": "The detail wanted about the artwork."},
+    },
+    ["artist", "title"],
+)
+
+
+def test_a_participle_before_a_value_says_its_noun() -> None:
+    calls = read(
+        "I'd like artwork details about the piece titled 'Guernica' made by the artist "
+        "'Picasso', and about its 'size'.",
+        [ARTWORK],
+    )
+    assert calls == (
+        Call("artwork_details", {"artist": "Picasso", "title": "Guernica", "detail": "size"}),
+    )

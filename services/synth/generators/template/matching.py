@@ -110,15 +110,24 @@ def _score(param: _Param, mention: Mention) -> float:
     for distance, word in enumerate(reversed(mention.before)):
         if word == "=" + param.name.lower():
             return compat * 100.0
-        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+        context += _weight(param, word) / (1.0 + 0.5 * distance)
     for distance, word in enumerate(mention.after):
-        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+        context += _weight(param, word) / (1.0 + 0.5 * distance)
     if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
         fit = unit_fit(f"{label(param.name)} {undefaulted(schema)}", mention)
         if fit < 0:
             return 0.0  # "2 meters" is never a charge in Coulombs
         context += fit
     return compat * max(1.0 + context, 0.1)
+
+
+def _weight(param: _Param, word: str) -> float:
+    """How much a word near a value says ``param``; a participle says its noun ("titled"
+    ~ ``title``, "priced" ~ ``price``, "dated" ~ ``date``)."""
+    found = param.stems.get(stem(word), 0.0)
+    if found or len(word) < 5 or not word.endswith("ed"):
+        return found
+    return max(param.stems.get(word[:-1], 0.0), param.stems.get(word[:-2], 0.0))
 
 
 def _named_as(param: _Param, mention: Mention) -> bool:
