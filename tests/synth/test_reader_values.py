@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from services.synth.calls import Call
 from services.synth.generators.template.reader import read
 from tests.synth.test_reader_matching import _tool
 
@@ -229,3 +230,24 @@ def test_a_gender_word_is_the_gender_parameters_value_and_no_other() -> None:
         [TOP_PLAYER],
     )
     assert call.arguments == {"sport": "volleyball", "gender": "female"}
+
+
+CONVERT = _tool(
+    "unit_conversion",
+    "Convert a value from one unit to another.",
+    {
+        "value": {"type": "number", "description": "The value to be converted."},
+        "from_unit": {"type": "string", "description": "The unit to convert from."},
+        "to_unit": {"type": "string", "description": "The unit to convert to."},
+    },
+    ["value", "from_unit", "to_unit"],
+)
+
+
+def test_a_conversion_goes_from_the_unit_a_number_is_said_in_to_the_other() -> None:
+    calls = read("I have 15 kilometers that I would like to convert into miles.", [CONVERT])
+    assert calls == (
+        Call("unit_conversion", {"value": 15.0, "from_unit": "kilometers", "to_unit": "miles"}),
+    )
+    calls = read("I want to convert 3 meters. How many feet is it?", [CONVERT])
+    assert calls[0].arguments == {"value": 3.0, "from_unit": "meters", "to_unit": "feet"}

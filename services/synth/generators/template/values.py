@@ -16,7 +16,7 @@ from services.synth.generators.template.matching import _GENDERS, _evidence, _ge
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.specs import _kind, _Param, _stems, _strict
-from services.synth.generators.template.wording import sign
+from services.synth.generators.template.wording import _DIMENSIONS, sign
 from services.synth.surface import label
 
 _NEGATION = frozenset("not no without don't dont exclude excluding never".split())
@@ -327,6 +327,31 @@ def _said_as(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
         if said:
             found[param.name] = said
     return found
+
+
+_FROM_WORDS = frozenset("from source original input".split())
+_TO_WORDS = frozenset("to target desired output".split())
+
+
+def _converted(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
+    """The two units of a conversion ("15 kilometers … into miles", "How many feet is 3
+    meters?"): the unit a number is said in is the one converted from, another unit of the
+    same measure the one converted to."""
+    units = [p for p in params if p.kind == "string" and "unit" in label(p.name).lower().split()]
+    source = next((p for p in units if set(label(p.name).lower().split()) & _FROM_WORDS), None)
+    target = next((p for p in units if set(label(p.name).lower().split()) & _TO_WORDS), None)
+    if source is None or target is None:
+        return {}
+    for measure in _DIMENSIONS.values():
+        said = "|".join(sorted((re.escape(u) for u in measure if len(u) > 1), key=len)[::-1])
+        first = re.search(rf"\d\s*({said})\b", text, re.I)
+        if first is None:
+            continue
+        other = [m[1] for m in re.finditer(rf"\b({said})\b", text, re.I)]
+        other = [u for u in other if stem(u.lower()) != stem(first[1].lower())]
+        if other:
+            return {source.name: [first[1]], target.name: [other[0]]}
+    return {}
 
 
 def _values(param: _Param, text: str) -> list[Any]:
