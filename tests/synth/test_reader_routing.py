@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
 from tests.synth.test_reader_matching import _tool
+from tests.synth.test_reader_values import CONVERT
 
 SUITS = _tool(
     "lawsuit_search",
@@ -168,3 +169,25 @@ def test_a_clause_that_says_its_adds_to_the_ask_before() -> None:
     assert [c.name for c in calls] == ["sculpture_details", "get_route"]
     assert calls[0].arguments["detail"] == "material"
     assert calls[1].arguments == {"start": "Nice", "end": "Arles"}
+
+
+MONEY = _tool(
+    "currency_conversion",
+    "Convert a value from one currency to another.",
+    {
+        "amount": {"type": "number", "description": "The amount to be converted."},
+        "from_currency": {"type": "string", "description": "The currency to convert from."},
+        "to_currency": {"type": "string", "description": "The currency to convert to."},
+    },
+    ["amount", "from_currency", "to_currency"],
+)
+
+
+def test_a_clause_that_names_two_units_of_one_measure_asks_a_unit_conversion() -> None:
+    calls = read(
+        "First, I have 300 euros that I would like to convert into US dollars. After that, "
+        "I have 12 miles that I would like to convert into kilometers.",
+        [MONEY, CONVERT],
+    )
+    assert [c.name for c in calls] == ["currency_conversion", "unit_conversion"]
+    assert calls[1].arguments == {"value": 12.0, "from_unit": "miles", "to_unit": "kilometers"}

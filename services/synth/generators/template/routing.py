@@ -14,6 +14,7 @@ from services.synth.generators.template.mentions import find_mentions, words
 from services.synth.generators.template.pairing import _CURRENCY
 from services.synth.generators.template.phrases import VERB_SYNONYMS, stem
 from services.synth.generators.template.specs import _stems, _Tool
+from services.synth.generators.template.wording import _DIMENSIONS
 from services.synth.surface import label
 
 _SPAN_WORDS = (
@@ -181,9 +182,18 @@ def _closes_sentence(clause: str) -> bool:
 
 def _asked(text: str) -> set[str]:
     """The words a request asks with; a currency said by name ("500 US dollars") also
-    says "currency"."""
+    says "currency", two units of one measure ("24 inches … in centimeters") "unit"."""
     said = _stems(text)
-    return said | {"currency"} if _CURRENCY.search(text) else said
+    if _CURRENCY.search(text):
+        said |= {"currency"}
+    return said | {"unit"} if _two_units(text) else said
+
+
+def _two_units(text: str) -> bool:
+    """Whether ``text`` names two units of one measure by their words ("15 kilometers …
+    into miles"): what a unit conversion asks."""
+    said = {w for w in words(text.lower()) if len(w) > 2}
+    return any(len(said & units) > 1 for units in _DIMENSIONS.values())
 
 
 def _overlap(said: set[str], spec: _Tool, idf: Mapping[str, float]) -> float:
