@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
 from services.synth.generators.template.specs import _param, undefaulted
+from services.synth.generators.template.specs import _tool as _tool_spec
 from tests.synth.test_reader_matching import _tool
 
 MIXING = _tool(
@@ -41,3 +42,19 @@ def test_a_value_goes_to_what_it_measures_not_to_the_words_of_a_default() -> Non
             {"mass1": 20, "temperature1": 30, "mass2": 15, "temperature2": 60},
         ),
     )
+
+
+PLANET = _tool(
+    "weight_in_space",
+    "Calculate your weight on other planets given your weight on earth.",
+    {
+        "weight_kg": {"type": "number", "description": "Your weight on Earth in kg."},
+        "planet": {"type": "string", "description": "The planet."},
+    },
+    ["weight_kg", "planet"],
+)
+
+
+def test_a_pronoun_is_no_word_of_a_tool() -> None:
+    assert "your" not in _tool_spec(PLANET).words
+    assert "weight" in _tool_spec(PLANET).words
