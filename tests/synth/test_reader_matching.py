@@ -252,3 +252,25 @@ def test_a_participle_before_a_value_says_its_noun() -> None:
     assert calls == (
         Call("artwork_details", {"artist": "Picasso", "title": "Guernica", "detail": "size"}),
     )
+
+
+SLOPE = _tool(
+    "derivative_at",
+    "The derivative of a function at a value.",
+    {
+        "function": {"type": "string", "description": "The function."},
+        "value": {"type": "integer", "description": "Where the derivative is taken."},
+        "function_variable": {"type": "string", "description": "The variable. Default 'x'."},
+    },
+    ["function", "value"],
+)
+
+
+def test_what_a_value_is_said_to_be_names_its_parameter() -> None:
+    calls = read(
+        "Find the derivative of the function '2t^2 + 1' at the value of 4 where 't' is the "
+        "function variable.",
+        [SLOPE],
+    )
+    assert calls[0].arguments["value"] == 4
+    assert calls[0].arguments["function_variable"] == "t"

@@ -400,5 +400,10 @@ def _placed(param: _Param, mention: Mention) -> bool:
 
 
 def _near(param: _Param, mention: Mention, ahead: int = 2) -> bool:
-    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:ahead]}
+    """Whether a word around ``mention`` is one of ``param``'s; after "is the" what it is
+    said to be ("'y' is the function variable")."""
+    after = mention.after
+    if after[:1] in (("is",), ("was",), ("are",)) and after[1:2] in (("a",), ("an",), ("the",)):
+        after = after[2:]
+    near = {stem(w) for w in mention.before} | {stem(w) for w in after[:ahead]}
     return any(w in param.stems for w in near)
