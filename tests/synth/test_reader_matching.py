@@ -274,3 +274,27 @@ def test_what_a_value_is_said_to_be_names_its_parameter() -> None:
     )
     assert calls[0].arguments["value"] == 4
     assert calls[0].arguments["function_variable"] == "t"
+
+
+LENDING = _tool(
+    "search_book",
+    "Search for a book.",
+    {
+        "title": {"type": "string", "description": "The title of the book."},
+        "author": {"type": "string", "description": "The author of the book."},
+        "platform": {"type": "string", "description": "The library to search in."},
+    },
+    ["title", "author"],
+)
+
+
+def test_a_name_that_holds_what_its_parameter_is_described_as_is_evidence() -> None:
+    calls = read(
+        "Search for a book titled 'Emma' by the author 'Jane Austen' in the 'Bodleian Library'.",
+        [LENDING],
+    )
+    assert calls[0].arguments == {
+        "title": "Emma",
+        "author": "Jane Austen",
+        "platform": "Bodleian Library",
+    }

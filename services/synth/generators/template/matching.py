@@ -388,7 +388,20 @@ def _evidence(param: _Param, mention: Mention) -> bool:
     if pattern and re.fullmatch(str(pattern), str(mention.value)):
         return True
     counted = mention.kind in ("number", "spelled") and param.kind == "integer"
+    if _described_as(param, mention):
+        return True
     return _near(param, mention) or _placed(param, mention) or (counted and _counts(param, mention))
+
+
+def _described_as(param: _Param, mention: Mention) -> bool:
+    """Whether a name holds a word its parameter's description says it is, and no other
+    parameter's ("the 'New York Public Library'" for "The library where the book should be
+    fetched from")."""
+    if mention.kind not in ("name", "quoted"):
+        return False
+    said = {stem(w) for w in words(str(mention.value))} - {"name", "title", "id"}
+    own = {w for w, weight in param.stems.items() if weight >= 1.0} - param.others
+    return bool(said & own)
 
 
 def _placed(param: _Param, mention: Mention) -> bool:

@@ -145,6 +145,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     for param in params:
         others = {w for p in params if p is not param for w in _stems(label(p.name))}
         param.shared = frozenset(tool_words | others)
+        param.others = frozenset(w for p in params if p is not param for w in p.stems)
         options = set(param.hints)
         param.exclusive = not any(options & set(p.hints) for p in params if p is not param)
     values, text = _dicts(params, text)

@@ -37,6 +37,8 @@ class _Param:
     stems: dict[str, float]
     hints: tuple[str, ...]
     shared: frozenset[str] = frozenset()
+    others: frozenset[str] = frozenset()
+    """The words of the tool's other parameters (their names and descriptions)."""
     exclusive: bool = False
     values: list[Any] = field(default_factory=list)
     spans: list[Mention] = field(default_factory=list)
