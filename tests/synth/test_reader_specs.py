@@ -58,3 +58,14 @@ PLANET = _tool(
 def test_a_pronoun_is_no_word_of_a_tool() -> None:
     assert "your" not in _tool_spec(PLANET).words
     assert "weight" in _tool_spec(PLANET).words
+
+
+def test_examples_after_ie_or_for_instance_are_offered_without_etc() -> None:
+    said = "The type of information, i.e., victim, accused, verdict etc."
+    assert _param("info", {"type": "string", "description": said}, True).hints == (
+        "victim",
+        "accused",
+        "verdict",
+    )
+    said = "The variable, for instance 'x' or 'y', etc. Default is 'x'."
+    assert _param("var", {"type": "string", "description": said}, False).hints[:2] == ("x", "y")
