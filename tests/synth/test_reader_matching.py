@@ -298,3 +298,31 @@ def test_a_name_that_holds_what_its_parameter_is_described_as_is_evidence() -> N
         "author": "Jane Austen",
         "platform": "Bodleian Library",
     }
+
+
+CASES = _tool(
+    "case_info",
+    "Retrieve case details by docket number and court.",
+    {
+        "docket": {"type": "string", "description": "Docket number of the case."},
+        "court": {"type": "string", "description": "Court in which the case was heard."},
+        "info_type": {
+            "type": "string",
+            "description": "The information needed, e.g. victim, accused, verdict.",
+        },
+    },
+    ["docket", "court", "info_type"],
+)
+
+
+def test_a_quoted_value_a_parameters_description_offers_goes_to_it() -> None:
+    calls = read(
+        "Retrieve the 'verdict' details of the case with docket number '55512' in the "
+        "'Fulton Tribunal'.",
+        [CASES],
+    )
+    assert calls[0].arguments == {
+        "docket": "55512",
+        "court": "Fulton Tribunal",
+        "info_type": "verdict",
+    }

@@ -105,6 +105,8 @@ def _score(param: _Param, mention: Mention) -> float:
         context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
     if mention.kind == "name" and _names_itself(param, mention):
         context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
+    if mention.kind in ("quoted", "name") and _offered(param, mention):
+        context += 2.0  # "the 'verdict' details" for "i.e., victim, accused, verdict"
     if _named_as(param, mention):
         context += 3.0  # "the text is '…'": the parameter named, then its value
     for distance, word in enumerate(reversed(mention.before)):
@@ -128,6 +130,12 @@ def _weight(param: _Param, word: str) -> float:
     if found or len(word) < 5 or not word.endswith("ed"):
         return found
     return max(param.stems.get(word[:-1], 0.0), param.stems.get(word[:-2], 0.0))
+
+
+def _offered(param: _Param, mention: Mention) -> bool:
+    """Whether ``mention`` is one of the values ``param``'s schema offers (an example its
+    description gives, an option)."""
+    return str(mention.value).lower() in {h.lower() for h in param.hints}
 
 
 def _named_as(param: _Param, mention: Mention) -> bool:
