@@ -191,3 +191,13 @@ def test_a_clause_that_names_two_units_of_one_measure_asks_a_unit_conversion() -
     )
     assert [c.name for c in calls] == ["currency_conversion", "unit_conversion"]
     assert calls[1].arguments == {"value": 12.0, "from_unit": "miles", "to_unit": "kilometers"}
+
+
+def test_a_closing_clause_that_points_back_at_the_asks_asks_nothing() -> None:
+    calls = read(
+        "I need a route from Nice to Arles. Then, I'd like the details of the sculpture with "
+        "the title 'David' by the artist 'Michelangelo'. Can you assist Mary with these tasks?",
+        [SCULPTURE, ROUTE],
+    )
+    assert [c.name for c in calls] == ["get_route", "sculpture_details"]
+    assert calls[1].arguments == {"artist": "Michelangelo", "title": "David"}

@@ -130,6 +130,8 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
     owners = _untied([_owner(clause, specs, idf) for clause in clauses], clauses, specs, idf)
     if any(o is not None for o in owners):
         owners = _sole(owners, clauses, specs, idf)
+        while owners[-1] is None and _recap(clauses[-1]):  # "… with these tasks?"
+            clauses, owners = clauses[:-1], owners[:-1]
     if all(o is None for o in owners):
         whole = _asked(query)
         scores = [_overlap(whole, s, idf) for s in specs]
@@ -170,6 +172,21 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
 _BACK = re.compile(r"\b(?:its|their)\b", re.I)
 """A pronoun that points back to what the ask before is about ("I want to know about its
 'material'"): a clause no tool owns that says one adds to that ask."""
+
+
+_RECAP = re.compile(
+    r"\b(?:with|on|for|about|to|do|answer|complete|handle)\s+(?:all\s+(?:of\s+)?)?"
+    r"(?:these|those|this|them|that|the above)\b(?!\s+(?:is|are|was|were)\b)",
+    re.I,
+)
+"""A closing clause that points back at what was asked ("Can you assist John with these
+tasks?", "Could you help me with all of this?"): it asks nothing of its own."""
+
+
+def _recap(clause: str) -> bool:
+    """Whether a clause only points back at what was asked (see :data:`_RECAP`); one that
+    holds the end of a quote is part of an ask."""
+    return bool(_RECAP.search(clause)) and not re.search(r"['\"“”]", clause)
 
 
 def _closes_sentence(clause: str) -> bool:
