@@ -69,3 +69,8 @@ def test_examples_after_ie_or_for_instance_are_offered_without_etc() -> None:
     )
     said = "The variable, for instance 'x' or 'y', etc. Default is 'x'."
     assert _param("var", {"type": "string", "description": said}, False).hints[:2] == ("x", "y")
+
+
+def test_the_default_a_description_quotes_is_no_example() -> None:
+    said = "The unit of measure (defaults to 'units' if not specified)"
+    assert _param("unit", {"type": "string", "description": said}, False).hints == ()

@@ -63,7 +63,7 @@ def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
     for m in _EXAMPLES.finditer(text):
         parts = re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", m[1])
         found += [re.sub(r"(?:^|\s+)etc\.?$", "", p.strip()).strip(" '\"") for p in parts]
-    found += [a or b for a, b in _QUOTED_HINT.findall(text)]
+    found += [a or b for a, b in _QUOTED_HINT.findall(undefaulted(schema))]
     items = schema.get("items", {}) if isinstance(schema.get("items"), Mapping) else {}
     enum = schema.get("enum") or items.get("enum") or ()
     found += [str(v) for v in enum]
