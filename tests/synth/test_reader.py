@@ -1665,3 +1665,25 @@ def test_a_count_before_each_calls_values_asks_it_that_many_times() -> None:
     assert [(c.arguments["low"], c.arguments["high"]) for c in calls] == [
         (1, 6), (1, 6), (10, 20), (10, 20), (10, 20),
     ]  # fmt: skip
+
+
+IMPACT = _tool(
+    "impact_analyze",
+    "Analyzes the impact of a species on an ecosystem.",
+    {
+        "species": {"type": "string", "description": "The species."},
+        "ecosystem": {"type": "string", "description": "The ecosystem being affected."},
+        "location": {"type": "string", "description": "The area where it is analyzed."},
+    },
+    ["species", "ecosystem", "location"],
+)
+
+
+def test_a_required_place_left_empty_takes_the_name_said_after_in() -> None:
+    calls = read("Analyze the impact of the Grey Wolf in the Yellowstone ecosystem.", [IMPACT])
+    assert calls == (
+        Call(
+            "impact_analyze",
+            {"species": "Grey Wolf", "ecosystem": "Yellowstone", "location": "Yellowstone"},
+        ),
+    )

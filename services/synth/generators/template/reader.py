@@ -38,7 +38,7 @@ from typing import Any
 
 from services.synth.calls import Call, Tool
 from services.synth.generators.template.asks import _complete_calls, _each_of, _inherit, _same_again
-from services.synth.generators.template.matching import _LISTED, _assign
+from services.synth.generators.template.matching import _LISTED, _PLACE, _assign, _placed
 from services.synth.generators.template.mentions import find_mentions
 from services.synth.generators.template.pairing import (
     _clock,
@@ -179,6 +179,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             values[param.name] = found
     _twin_pair(params, values, text)
     _said_once(params, values)
+    _placed_too(params, values)
     if not values and not params:
         return [Call(spec.name, {})]
     if _crossed(params, values, text):
@@ -193,6 +194,21 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
         ]
     rows = _zipped(params, values)
     return [Call(spec.name, arguments) for arguments in _counted(rows, text)]
+
+
+def _placed_too(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
+    """A required place left empty takes the name said after "in" that another parameter
+    took ("the impact of the elephant in the Serengeti ecosystem": the ``ecosystem`` and
+    the ``location``): where the request asks it, it is said there."""
+    for place in params:
+        if place.name in values or not place.required or place.kind != "string":
+            continue
+        if not place.stems.keys() & _PLACE:
+            continue
+        for other in (p for p in params if len(values.get(p.name, ())) == len(p.spans) == 1):
+            if _placed(place, other.spans[0]):
+                values[place.name] = list(values[other.name])
+                break
 
 
 _COUNTED = re.compile(
