@@ -1687,3 +1687,42 @@ def test_a_required_place_left_empty_takes_the_name_said_after_in() -> None:
             {"species": "Grey Wolf", "ecosystem": "Yellowstone", "location": "Yellowstone"},
         ),
     )
+
+
+TREATY = _tool(
+    "treaty_info",
+    "Retrieve information about a signed treaty.",
+    {
+        "treaty_name": {"type": "string", "description": "The name of the treaty."},
+        "info_requested": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["signatories", "clauses", "overview"]},
+            "description": "Aspects of the treaty.",
+        },
+    },
+    ["treaty_name", "info_requested"],
+)
+BATTLE = _tool(
+    "battle_details",
+    "Retrieve detailed information about a historical battle.",
+    {
+        "battle_name": {"type": "string", "description": "The name of the battle."},
+        "specific_info": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["overview", "casualties", "date"]},
+            "description": "The types of information to return.",
+        },
+    },
+    ["battle_name", "specific_info"],
+)
+
+
+def test_a_required_option_an_ask_lacks_is_the_one_the_ask_before_picked() -> None:
+    calls = read(
+        "Find the overview about the Battle of Hastings and the signing of the Treaty of Paris.",
+        [TREATY, BATTLE],
+    )
+    assert [c.arguments for c in calls] == [
+        {"battle_name": "Battle of Hastings", "specific_info": ["overview"]},
+        {"treaty_name": "Treaty of Paris", "info_requested": ["overview"]},
+    ]
