@@ -201,3 +201,31 @@ def test_a_closing_clause_that_points_back_at_the_asks_asks_nothing() -> None:
     )
     assert [c.name for c in calls] == ["get_route", "sculpture_details"]
     assert calls[1].arguments == {"artist": "Michelangelo", "title": "David"}
+
+
+COLLECTABLES = _tool(
+    "get_collectables_in_season",
+    "Retrieve a list of collectable items in a game during a season.",
+    {
+        "game_name": {"type": "string", "description": "Name of the game."},
+        "season": {"type": "string", "description": "The season."},
+        "item_type": {
+            "type": "string",
+            "description": "Type of item, e.g. bug, fish, sea creatures.",
+        },
+    },
+    ["game_name", "season"],
+)
+
+
+def test_a_clause_that_says_this_adds_to_the_ask_before() -> None:
+    calls = read(
+        "In the game 'Stardew Valley', I am interested in collecting bugs during the 'Spring' "
+        "season. Could you tell me what bugs there are during this time? Also, in the same "
+        "game, I would like to know what fish can be collected in the 'Fall' season.",
+        [COLLECTABLES, ROUTE],
+    )
+    assert [(c.arguments["season"], c.arguments.get("item_type")) for c in calls] == [
+        ("Spring", "bug"),
+        ("Fall", "fish"),
+    ]

@@ -169,9 +169,10 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
     return [(specs[i], " ".join(parts)) for i, parts in segments]
 
 
-_BACK = re.compile(r"\b(?:its|their)\b", re.I)
-"""A pronoun that points back to what the ask before is about ("I want to know about its
-'material'"): a clause no tool owns that says one adds to that ask."""
+_BACK = re.compile(r"\b(?:its|their|this)\b", re.I)
+"""A word that points back to what the ask before is about ("I want to know about its
+'material'", "what bugs are there during this time?"): a clause no tool owns that says one
+adds to that ask."""
 
 
 _RECAP = re.compile(
