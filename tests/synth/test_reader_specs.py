@@ -74,3 +74,9 @@ def test_examples_after_ie_or_for_instance_are_offered_without_etc() -> None:
 def test_the_default_a_description_quotes_is_no_example() -> None:
     said = "The unit of measure (defaults to 'units' if not specified)"
     assert _param("unit", {"type": "string", "description": said}, False).hints == ()
+
+
+def test_if_is_no_word_of_a_tool() -> None:
+    spec = _tool_spec(_tool("reserve_book", "Reserves a book if available.", {}, []))
+    assert "if" not in spec.words
+    assert "available" in spec.words
