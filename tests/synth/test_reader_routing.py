@@ -229,3 +229,35 @@ def test_a_clause_that_says_this_adds_to_the_ask_before() -> None:
         ("Spring", "bug"),
         ("Fall", "fish"),
     ]
+
+
+SEARCH_BOOK = _tool(
+    "search_book",
+    "Searches for a book in the library within a city.",
+    {
+        "book_name": {"type": "string", "description": "The name of the book."},
+        "city": {"type": "string", "description": "The city to search within."},
+        "availability": {"type": "boolean", "description": "If true, available copies only."},
+    },
+    ["book_name", "city"],
+)
+RESERVE_BOOK = _tool(
+    "reserve_book",
+    "Reserves a book in the library if available.",
+    {
+        "book_id": {"type": "string", "description": "The id of the book."},
+        "branch_id": {"type": "string", "description": "The id of the library branch."},
+    },
+    ["book_id", "branch_id"],
+)
+
+
+def test_a_clause_naming_a_parameter_by_a_word_of_its_family_stays_with_that_ask() -> None:
+    calls = read(
+        "I am looking for a book named 'Emma' in the city of Bath. I would like to know if "
+        "it's available. Then can you reserve it? The book id is 'B12' and the branch id is "
+        "'BR7'.",
+        [SEARCH_BOOK, RESERVE_BOOK],
+    )
+    assert [c.name for c in calls] == ["search_book", "reserve_book"]
+    assert calls[0].arguments == {"book_name": "Emma", "city": "Bath", "availability": True}

@@ -103,11 +103,15 @@ def _names_param(
     specs: Sequence[_Tool], segments: Sequence[tuple[int, list[str]]], clause: str
 ) -> bool:
     """Whether a clause no tool owns names a parameter of the ask just before it, and of
-    no other tool ("… in the year 2018, and also include the species information")."""
+    no other tool ("… in the year 2018, and also include the species information"), its
+    words or words of their family ("if it's available" for ``availability``)."""
     said = {stem(w) for w in words(clause)}
 
     def named(spec: _Tool) -> bool:
-        return any(set(_stems(label(n))) <= said for n, _, _ in spec.props)
+        return any(
+            all(w in said or any(_kin(x, w) for x in said) for w in _stems(label(n)))
+            for n, _, _ in spec.props
+        )
 
     before = specs[segments[-1][0]]
     return named(before) and not any(named(s) for s in specs if s is not before)
