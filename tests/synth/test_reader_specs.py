@@ -80,3 +80,9 @@ def test_if_is_no_word_of_a_tool() -> None:
     spec = _tool_spec(_tool("reserve_book", "Reserves a book if available.", {}, []))
     assert "if" not in spec.words
     assert "available" in spec.words
+
+
+def test_new_is_no_word_of_a_tool() -> None:
+    spec = _tool_spec(_tool("create_profile", "Create a new player profile.", {}, []))
+    assert "new" not in spec.words
+    assert "player" in spec.words
