@@ -69,6 +69,7 @@ from services.synth.generators.template.specs import (
     _strict,
     _Tool,
     _tool,
+    defaulted,
 )
 from services.synth.generators.template.values import (
     _capitalised,
@@ -156,6 +157,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     for param in params:  # a value the description itself offers ("e.g. vegan") is said
         if param.name not in values and not _strict(param) and param.kind in ("string", "array"):
             hints = [h for h in _found_hints(param, text) if not _own(param, h)]
+            hints = [h for h in hints if not defaulted(param, h)]
             hints = [h for h in hints if not _capitalised(h, text)]  # names are mentions
             if hints:
                 values[param.name] = [hints] if param.kind == "array" else hints

@@ -63,7 +63,7 @@ def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
     for m in _EXAMPLES.finditer(text):
         parts = re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", m[1])
         found += [re.sub(r"(?:^|\s+)etc\.?$", "", p.strip()).strip(" '\"") for p in parts]
-    found += [a or b for a, b in _QUOTED_HINT.findall(undefaulted(schema))]
+    found += [a or b for a, b in _QUOTED_HINT.findall(text)]
     items = schema.get("items", {}) if isinstance(schema.get("items"), Mapping) else {}
     enum = schema.get("enum") or items.get("enum") or ()
     found += [str(v) for v in enum]
@@ -174,6 +174,16 @@ def _closed(param: _Param) -> bool:
 
 
 _DEFAULTING = re.compile(r"\b(?:defaults?|if not (?:provided|specified|given))\b[^.]*", re.I)
+
+
+def defaulted(param: _Param, hint: str) -> bool:
+    """Whether ``hint`` is offered only as the default ("defaults to 'units' if not
+    specified"): a request that says it ("10 units") need not ask it."""
+    said = rf"(?<!\w){re.escape(hint)}(?!\w)"
+    told = str(param.schema.get("description", ""))
+    return not re.search(said, undefaulted(param.schema), re.I) and bool(
+        re.search(said, told, re.I)
+    )
 
 
 def undefaulted(schema: Mapping[str, Any]) -> str:
