@@ -326,3 +326,22 @@ def test_a_quoted_value_a_parameters_description_offers_goes_to_it() -> None:
         "court": "Fulton Tribunal",
         "info_type": "verdict",
     }
+
+
+DIABETES = _tool(
+    "diabetes_prediction",
+    "Predict the likelihood of diabetes type 2 from a person's weight and height.",
+    {
+        "weight": {"type": "integer", "description": "Weight in lbs."},
+        "height": {"type": "integer", "description": "Height in inches."},
+    },
+    ["weight", "height"],
+)
+
+
+def test_a_bare_number_does_not_continue_numbers_said_with_a_unit() -> None:
+    calls = read(
+        "I am a 150 lbs, 6'1\" tall man, can you predict my likelihood of having type 2 diabetes?",
+        [DIABETES],
+    )
+    assert calls == (Call("diabetes_prediction", {"weight": 150, "height": 73}),)

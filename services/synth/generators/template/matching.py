@@ -12,7 +12,7 @@ from services.synth.generators.template.kinds import qualified, said_kinds
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.specs import _closed, _kind, _Param, undefaulted
-from services.synth.generators.template.wording import KIND_WORDS, qualifiers, unit_fit
+from services.synth.generators.template.wording import _DIMENSIONS, KIND_WORDS, qualifiers, unit_fit
 from services.synth.surface import label
 
 _PLACE = frozenset("location city place area region country state address town".split())
@@ -315,9 +315,22 @@ def _continues(param: _Param, mention: Mention, text: str, left: Sequence[Mentio
     last = param.spans[-1]
     if _shortened(mention, param.spans):
         return False  # "Apple Inc. … lawsuits involving Apple": the same company again
+    if _measured(last) and not _measured(mention):
+        return False  # "5'11\" tall … type 2 diabetes": a bare number is no more heights
     fit = _score(param, mention)
     skipped = any(last.end <= m.start < mention.start and _score(param, m) >= fit for m in left)
     return not skipped and (_coordinated(text, last, mention) or _parallel(last, mention))
+
+
+_UNITS = frozenset(u for units in _DIMENSIONS.values() for u in units)
+
+
+def _measured(mention: Mention) -> bool:
+    """Whether a number is said with a unit ("180 lbs", "5'11\"", "12 m")."""
+    if mention.kind != "number":
+        return False
+    said = re.sub(r"^[-\d.,\s$€£]+", "", mention.text)
+    return bool(said) or (mention.after[:1] != () and mention.after[0].lower() in _UNITS)
 
 
 def _parallel(first: Mention, then: Mention) -> bool:
