@@ -251,3 +251,24 @@ def test_a_conversion_goes_from_the_unit_a_number_is_said_in_to_the_other() -> N
     )
     calls = read("I want to convert 3 meters. How many feet is it?", [CONVERT])
     assert calls[0].arguments == {"value": 3.0, "from_unit": "meters", "to_unit": "feet"}
+
+
+TEMPERAMENT = _tool(
+    "temperament_analyse",
+    "Analyse a temperament.",
+    {
+        "calm_vs_lively": {"type": "string", "description": "Between calm and lively."},
+        "early_vs_late": {"type": "string", "description": "Between early and late."},
+    },
+    ["calm_vs_lively", "early_vs_late"],
+)
+
+
+def test_a_choice_between_two_is_the_one_preferred_over_the_other() -> None:
+    calls = read(
+        "Analyse my temperament: I am more lively than calm, and I prefer late over early.",
+        [TEMPERAMENT],
+    )
+    assert calls == (
+        Call("temperament_analyse", {"calm_vs_lively": "lively", "early_vs_late": "late"}),
+    )

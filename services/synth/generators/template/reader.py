@@ -80,6 +80,7 @@ from services.synth.generators.template.values import (
     _own,
     _said_as,
     _values,
+    _versus,
 )
 from services.synth.generators.template.wording import unit_said
 from services.synth.surface import NUMBER_WORDS, label
@@ -154,6 +155,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     values.update({n: v for n, v in labelled.items() if n not in values})
     values.update({n: v for n, v in _said_as(params, text).items() if n not in values})
     values.update({n: v for n, v in _converted(params, text).items() if n not in values})
+    values.update({n: v for n, v in _versus(params, text).items() if n not in values})
     for param in params:  # a value the description itself offers ("e.g. vegan") is said
         if param.name not in values and not _strict(param) and param.kind in ("string", "array"):
             hints = [h for h in _found_hints(param, text) if not _own(param, h)]

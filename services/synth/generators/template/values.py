@@ -354,6 +354,27 @@ def _converted(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
     return {}
 
 
+_PREFERRED = re.compile(r"\b([a-z]+)\s+(?:than|over|rather than|instead of)\s+([a-z]+)\b", re.I)
+
+
+def _versus(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
+    """A choice between two named in the parameter ("thinking_vs_feeling"), said as which
+    one is preferred over the other ("more towards feeling than thinking", "I prefer
+    intuition over sensing"): the preferred one."""
+    found: dict[str, list[Any]] = {}
+    for param in (p for p in params if p.kind == "string" and not _strict(p)):
+        said = label(param.name).lower().split()
+        if len(said) != 3 or said[1] not in ("vs", "versus", "or"):
+            continue
+        sides = {stem(said[0]): said[0], stem(said[2]): said[2]}
+        for m in _PREFERRED.finditer(text):
+            first, then = stem(m[1].lower()), stem(m[2].lower())
+            if {first, then} == set(sides):
+                found[param.name] = [sides[first]]
+                break
+    return found
+
+
 def _values(param: _Param, text: str) -> list[Any]:
     """The values ``param`` received (for an array: one list), optional ones only on evidence."""
     if param.kind == "boolean":
