@@ -345,3 +345,16 @@ def test_a_bare_number_does_not_continue_numbers_said_with_a_unit() -> None:
         [DIABETES],
     )
     assert calls == (Call("diabetes_prediction", {"weight": 150, "height": 73}),)
+
+
+CHESS = _tool(
+    "chess_play",
+    "Makes moves in a chess game.",
+    {"moves": {"type": "array", "items": {"type": "string"}, "description": "Moves to play."}},
+    ["moves"],
+)
+
+
+def test_an_ordinal_that_says_which_is_no_text_value() -> None:
+    calls = read("Play chess where the 1st move is d4 and the 2nd move is d5.", [CHESS])
+    assert calls == (Call("chess_play", {"moves": ["d4", "d5"]}),)

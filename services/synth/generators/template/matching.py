@@ -46,10 +46,13 @@ def _gendered(param: _Param) -> bool:
 
 def _never_text(param: _Param, mention: Mention) -> bool:
     """Whether a text parameter never takes ``mention``: a gender for anything but a gender
-    ("the top female player" is no sport), a count of other things ("1000 rows and 20
-    columns"), a number for a place ("open 24 hours" is no city)."""
+    ("the top female player" is no sport), an ordinal ("the 1st move"), a count of other
+    things ("1000 rows and 20 columns"), a number for a place ("open 24 hours" is no
+    city)."""
     if str(mention.value).lower() in _GENDERS and not _gendered(param):
         return True
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)", mention.text, re.I):
+        return True  # "the 1st move is e4": an ordinal says which one
     number = mention.kind == "number"
     return number and (_counted(param, mention) or _place_only(param))
 
