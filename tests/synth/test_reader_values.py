@@ -272,3 +272,23 @@ def test_a_choice_between_two_is_the_one_preferred_over_the_other() -> None:
     assert calls == (
         Call("temperament_analyse", {"calm_vs_lively": "lively", "early_vs_late": "late"}),
     )
+
+
+LIFE = _tool(
+    "game_of_life_play",
+    "Runs rounds of the game of life from a board.",
+    {
+        "rounds": {"type": "integer", "description": "Number of rounds to play."},
+        "start_board": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "description": "Starting board, empty for a random start.",
+        },
+    },
+    ["rounds", "start_board"],
+)
+
+
+def test_an_array_said_empty_by_its_noun_is_the_empty_list() -> None:
+    calls = read("Play the game of life for 4 rounds starting from an empty board.", [LIFE])
+    assert calls == (Call("game_of_life_play", {"rounds": 4, "start_board": []}),)

@@ -75,6 +75,7 @@ from services.synth.generators.template.values import (
     _capitalised,
     _converted,
     _dicts,
+    _emptied,
     _found_hints,
     _labelled,
     _own,
@@ -179,6 +180,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     _order_twins(typed, mentions)
     for param in rest:
         found = _values(param, text) or unit_said(label(param.name), param.kind, text)
+        found = found or _emptied(param, text)
         if found:
             values[param.name] = found
     _twin_pair(params, values, text)

@@ -354,6 +354,16 @@ def _converted(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
     return {}
 
 
+def _emptied(param: _Param, text: str) -> list[Any]:
+    """An array said to be empty by its name's noun ("starting from an empty board" for
+    ``start_board``): one value, the empty list."""
+    if param.kind != "array":
+        return []
+    own = {stem(w) for w in label(param.name).lower().split()}
+    said = re.finditer(r"\bempty\s+([a-z]+)", text, re.I)
+    return [[]] if any(stem(m[1].lower()) in own for m in said) else []
+
+
 _PREFERRED = re.compile(r"\b([a-z]+)\s+(?:than|over|rather than|instead of)\s+([a-z]+)\b", re.I)
 
 
