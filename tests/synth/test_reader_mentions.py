@@ -111,3 +111,8 @@ def test_an_amount_and_a_plain_number_are_no_list() -> None:
     assert calls == (
         Call("dividend_per_share", {"total_payout": 2000000, "outstanding_shares": 400000}),
     )
+
+
+def test_text_in_backticks_is_quoted() -> None:
+    said = find_mentions("I have a dataset `sales_df` to train on")
+    assert [(m.kind, m.value) for m in said if m.kind == "quoted"] == [("quoted", "sales_df")]

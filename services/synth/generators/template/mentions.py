@@ -52,7 +52,10 @@ _SPELLED = re.compile(
     + r"))?)(?:\s(?:hundred|thousand|million))?\b(?!-)",
     re.I,
 )
-_QUOTED = re.compile(r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”")
+_QUOTED = re.compile(
+    r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”|`([^`]{1,200})`"
+)
+"""Quoted text: in single, double or curly quotes, or in backticks (a dataset `df`)."""
 _TERM = r"(?:\d+(?:\.\d+)?\*?)?[xyz](?:\^\d+)?|\d+(?:\.\d+)?"
 _EXPRESSION = re.compile(
     rf"(?<![\w^/.])(?=[^\s]*[xyz])"
