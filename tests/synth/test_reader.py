@@ -1726,3 +1726,19 @@ def test_a_required_option_an_ask_lacks_is_the_one_the_ask_before_picked() -> No
         {"battle_name": "Battle of Hastings", "specific_info": ["overview"]},
         {"treaty_name": "Treaty of Paris", "info_requested": ["overview"]},
     ]
+
+
+RANDOM_FOREST = _tool(
+    "random_forest_train",
+    "Train a Random Forest Model on given data",
+    {
+        "n_estimators": {"type": "integer", "description": "The number of trees."},
+        "data": {"type": "string", "description": "The training data for the model."},
+    },
+    ["n_estimators", "data"],
+)
+
+
+def test_a_name_the_tools_description_says_names_what_it_does_and_is_no_value() -> None:
+    calls = read("Train a Random Forest Model on `sales_df` with 50 trees.", [RANDOM_FOREST])
+    assert calls == (Call("random_forest_train", {"n_estimators": 50, "data": "sales_df"}),)

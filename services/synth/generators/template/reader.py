@@ -39,7 +39,7 @@ from typing import Any
 from services.synth.calls import Call, Tool
 from services.synth.generators.template.asks import _complete_calls, _each_of, _inherit, _same_again
 from services.synth.generators.template.matching import _LISTED, _PLACE, _assign, _placed
-from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.mentions import Mention, find_mentions
 from services.synth.generators.template.pairing import (
     _clock,
     _currencies,
@@ -171,6 +171,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     naming = _naming(spec)
     found = _not_options(params, find_mentions(text, reference, naming))
     found = [m for m in found if m.kind != "phrase" or stem(m.text.split()[0]) not in naming]
+    found = [m for m in found if not _described(spec, m)]
     mentions = _clock(typed, _currencies(typed, _unplaced(typed, found), text))
     paired = _ends(typed, mentions, text)
     paired += _respective([p for p in typed if p not in paired], mentions, text)
@@ -215,6 +216,16 @@ def _placed_too(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
             if _placed(place, other.spans[0]):
                 values[place.name] = list(values[other.name])
                 break
+
+
+def _described(spec: _Tool, mention: Mention) -> bool:
+    """Whether a name of several words is one the tool's description says ("train a Random
+    Forest Model" for "Train a Random Forest Model on given data"): it names what the tool
+    does, it is no value."""
+    if mention.kind != "name" or len(mention.text.split()) < 2:
+        return False
+    told = str(spec.tool["function"].get("description", ""))
+    return bool(re.search(rf"(?<!\w){re.escape(mention.text)}(?!\w)", told))
 
 
 _COUNTED = re.compile(
