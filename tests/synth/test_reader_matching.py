@@ -358,3 +358,26 @@ CHESS = _tool(
 def test_an_ordinal_that_says_which_is_no_text_value() -> None:
     calls = read("Play chess where the 1st move is d4 and the 2nd move is d5.", [CHESS])
     assert calls == (Call("chess_play", {"moves": ["d4", "d5"]}),)
+
+
+TREES = _tool(
+    "random_forest_train",
+    "Train a forest on given data",
+    {
+        "n_estimators": {"type": "integer", "description": "The number of trees in the forest."},
+        "max_depth": {"type": "integer", "description": "The maximum depth of the tree."},
+        "data": {"type": "string", "description": "The training data."},
+    },
+    ["n_estimators", "max_depth", "data"],
+)
+
+
+def test_a_bare_phrase_of_another_parameters_words_is_no_value() -> None:
+    calls = read(
+        "I have a dataset `df` to train a forest on. It has 1000 rows and I would like to set "
+        "the number of trees in the forest to 200 and the maximum depth of the tree to 10.",
+        [TREES],
+    )
+    assert calls == (
+        Call("random_forest_train", {"n_estimators": 200, "max_depth": 10, "data": "df"}),
+    )

@@ -222,8 +222,16 @@ def _assign(
     empty = [p for p in empty if not p.spans]
     if empty:
         _match(empty, [m for m in mentions if m.kind == "phrase"], text)
+    for param in empty:  # "the number of trees": words that name another parameter
+        param.spans = [m for m in param.spans if not _names_other(param, m)]
     for param in params:
         qualified(param, text, nouns)
+
+
+def _names_other(param: _Param, mention: Mention) -> bool:
+    """Whether a phrase's words are all words of the tool's other parameters."""
+    said = {stem(w) for w in words(mention.text)}
+    return bool(said) and said <= param.others
 
 
 def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
