@@ -292,3 +292,26 @@ LIFE = _tool(
 def test_an_array_said_empty_by_its_noun_is_the_empty_list() -> None:
     calls = read("Play the game of life for 4 rounds starting from an empty board.", [LIFE])
     assert calls == (Call("game_of_life_play", {"rounds": 4, "start_board": []}),)
+
+
+PARK = _tool(
+    "park_information",
+    "Retrieve information such as elevation and area of a national park.",
+    {
+        "park_name": {"type": "string", "description": "The name of the national park."},
+        "information": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Elevation", "Area", "Location", "Opening Year"]},
+            "description": "The information wanted.",
+        },
+    },
+    ["park_name", "information"],
+)
+
+
+def test_an_option_of_several_words_said_apart_joins_the_options_listed() -> None:
+    calls = read(
+        "I would like to know the location and the year when Zion National Park was opening.",
+        [PARK],
+    )
+    assert calls[0].arguments["information"] == ["Location", "Opening Year"]

@@ -417,10 +417,21 @@ def _values(param: _Param, text: str) -> list[Any]:
     if not hints:
         return []
     if param.kind == "array":
-        return [hints]
+        return [hints + _scattered(param, text, hints) if _strict(param) else hints]
     if param.kind in ("integer", "number"):
         return []
     return hints[:1] if _strict(param) and not param.exclusive else hints
+
+
+def _scattered(param: _Param, text: str, found: Sequence[str]) -> list[str]:
+    """More options of a list, each of several words said apart ("the location and the
+    year when the park was established" for "Location" and "Established Year")."""
+    said = {_base(w) for w in words(text)}
+    return [
+        h
+        for h in param.hints
+        if h not in found and len(words(h)) > 1 and {_base(w) for w in words(h)} <= said
+    ]
 
 
 _BRACED = re.compile(r"\{[^{}]*\}")
