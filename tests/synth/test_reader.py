@@ -1742,3 +1742,24 @@ RANDOM_FOREST = _tool(
 def test_a_name_the_tools_description_says_names_what_it_does_and_is_no_value() -> None:
     calls = read("Train a Random Forest Model on `sales_df` with 50 trees.", [RANDOM_FOREST])
     assert calls == (Call("random_forest_train", {"n_estimators": 50, "data": "sales_df"}),)
+
+
+AREA = _tool(
+    "triangle_area",
+    "Calculate the area of a triangle.",
+    {
+        "base": {"type": "integer", "description": "The base."},
+        "height": {"type": "integer", "description": "The height."},
+        "unit": {"type": "string", "description": "The unit (defaults to 'units' if not given)"},
+    },
+    ["base", "height"],
+)
+
+
+def test_an_offered_value_said_only_right_after_numbers_is_what_they_count() -> None:
+    calls = read(
+        "The area of a triangle with a base of 10 units and a height of 5 units. The unit of "
+        "measure is 'square meters'.",
+        [AREA],
+    )
+    assert calls == (Call("triangle_area", {"base": 10, "height": 5, "unit": "square meters"}),)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
-from services.synth.generators.template.specs import _param, defaulted, undefaulted
+from services.synth.generators.template.specs import _param, undefaulted
 from services.synth.generators.template.specs import _tool as _tool_spec
 from tests.synth.test_reader_matching import _tool
 
@@ -69,28 +69,6 @@ def test_examples_after_ie_or_for_instance_are_offered_without_etc() -> None:
     )
     said = "The variable, for instance 'x' or 'y', etc. Default is 'x'."
     assert _param("var", {"type": "string", "description": said}, False).hints[:2] == ("x", "y")
-
-
-def test_the_default_a_description_quotes_is_not_looked_for_in_the_request() -> None:
-    said = "The unit of measure (defaults to 'units' if not specified)"
-    unit = _param("unit", {"type": "string", "description": said}, False)
-    assert defaulted(unit, "units")
-    area = _tool(
-        "triangle_area",
-        "Calculate the area of a triangle.",
-        {
-            "base": {"type": "integer", "description": "The base."},
-            "height": {"type": "integer", "description": "The height."},
-            "unit": {"type": "string", "description": said},
-        },
-        ["base", "height"],
-    )
-    calls = read(
-        "The area of a triangle with a base of 10 units and a height of 5 units. The unit of "
-        "measure is 'square meters'.",
-        [area],
-    )
-    assert calls == (Call("triangle_area", {"base": 10, "height": 5, "unit": "square meters"}),)
 
 
 def test_if_is_no_word_of_a_tool() -> None:

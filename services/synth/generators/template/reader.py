@@ -69,7 +69,6 @@ from services.synth.generators.template.specs import (
     _strict,
     _Tool,
     _tool,
-    defaulted,
 )
 from services.synth.generators.template.values import (
     _capitalised,
@@ -160,7 +159,7 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     for param in params:  # a value the description itself offers ("e.g. vegan") is said
         if param.name not in values and not _strict(param) and param.kind in ("string", "array"):
             hints = [h for h in _found_hints(param, text) if not _own(param, h)]
-            hints = [h for h in hints if not defaulted(param, h)]
+            hints = [h for h in hints if not _counting(h, text)]
             hints = [h for h in hints if not _capitalised(h, text)]  # names are mentions
             if hints:
                 values[param.name] = [hints] if param.kind == "array" else hints
@@ -201,6 +200,13 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
         ]
     rows = _zipped(params, values)
     return [Call(spec.name, arguments) for arguments in _counted(rows, text)]
+
+
+def _counting(hint: str, text: str) -> bool:
+    """Whether an offered value is only said right after numbers ("a base of 10 units" for
+    a unit that "defaults to 'units'"): there it is what the numbers count."""
+    said = list(re.finditer(rf"(?<!\w){re.escape(hint)}(?!\w)", text, re.I))
+    return bool(said) and all(re.search(r"\d\s*$", text[: m.start()]) for m in said)
 
 
 def _placed_too(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:

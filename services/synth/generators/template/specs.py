@@ -176,16 +176,6 @@ def _closed(param: _Param) -> bool:
 _DEFAULTING = re.compile(r"\b(?:defaults?|if not (?:provided|specified|given))\b[^.]*", re.I)
 
 
-def defaulted(param: _Param, hint: str) -> bool:
-    """Whether ``hint`` is offered only as the default ("defaults to 'units' if not
-    specified"): a request that says it ("10 units") need not ask it."""
-    said = rf"(?<!\w){re.escape(hint)}(?!\w)"
-    told = str(param.schema.get("description", ""))
-    return not re.search(said, undefaulted(param.schema), re.I) and bool(
-        re.search(said, told, re.I)
-    )
-
-
 def undefaulted(schema: Mapping[str, Any]) -> str:
     """A description without what it says of the default ("If not provided, will default
     to that of water at room temperature"): that says nothing of what a request ties to
