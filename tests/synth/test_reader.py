@@ -1763,3 +1763,19 @@ def test_an_offered_value_said_only_right_after_numbers_is_what_they_count() -> 
         [AREA],
     )
     assert calls == (Call("triangle_area", {"base": 10, "height": 5, "unit": "square meters"}),)
+
+
+CRIME = _tool(
+    "get_crime_rate",
+    "Retrieve the crime rate of a city.",
+    {
+        "city": {"type": "string", "description": "The name of the city."},
+        "state": {"type": "string", "description": "The state where the city is located."},
+    },
+    ["city", "state"],
+)
+
+
+def test_a_citys_name_is_no_states() -> None:
+    calls = read("Provide me the crime rate in Sacramento.", [CRIME])
+    assert calls == (Call("get_crime_rate", {"city": "Sacramento"}),)

@@ -210,15 +210,17 @@ def _counting(hint: str, text: str) -> bool:
 
 
 def _placed_too(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
-    """A required place left empty takes the name said after "in" that another parameter
-    took ("the impact of the elephant in the Serengeti ecosystem": the ``ecosystem`` and
-    the ``location``): where the request asks it, it is said there."""
+    """A required place left empty takes the name said after "in" that a parameter which is
+    no place took ("the impact of the elephant in the Serengeti ecosystem": the
+    ``ecosystem`` and the ``location``): where the request asks it, it is said there. A
+    city's name is no state's."""
     for place in params:
         if place.name in values or not place.required or place.kind != "string":
             continue
         if not place.stems.keys() & _PLACE:
             continue
-        for other in (p for p in params if len(values.get(p.name, ())) == len(p.spans) == 1):
+        took = [p for p in params if len(values.get(p.name, ())) == len(p.spans) == 1]
+        for other in (p for p in took if not p.stems.keys() & _PLACE):
             if _placed(place, other.spans[0]):
                 values[place.name] = list(values[other.name])
                 break
