@@ -197,3 +197,22 @@ def test_names_a_flags_description_lists_say_the_flag_and_are_no_values() -> Non
         "Give me a film brief of 'Alien' and add details like Director, Cast, Awards.", [FILM]
     )
     assert calls == (Call("film_brief", {"title": "Alien", "extra": True}),)
+
+
+DINER = _tool(
+    "restaurant_finder",
+    "Search for restaurants by location and cuisine.",
+    {
+        "location": {"type": "string", "description": "City and state, e.g. Boston, MA."},
+        "cuisine": {"type": "string", "description": "Type of cuisine, e.g. Greek, Thai etc."},
+    },
+    ["location", "cuisine"],
+)
+
+
+def test_a_parameter_whose_examples_are_said_takes_no_other_name() -> None:
+    calls = read("Find a Greek restaurant in Boston and a Thai restaurant in Denver.", [DINER])
+    assert [c.arguments for c in calls] == [
+        {"location": "Boston", "cuisine": "Greek"},
+        {"location": "Denver", "cuisine": "Thai"},
+    ]

@@ -45,6 +45,7 @@ from services.synth.generators.template.pairing import (
     _currencies,
     _ends,
     _not_options,
+    _offering,
     _order_twins,
     _pair_list,
     _respective,
@@ -153,9 +154,8 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     values, text = _dicts(params, text)
     labelled, text = _labelled(params, text)
     values.update({n: v for n, v in labelled.items() if n not in values})
-    values.update({n: v for n, v in _said_as(params, text).items() if n not in values})
-    values.update({n: v for n, v in _converted(params, text).items() if n not in values})
-    values.update({n: v for n, v in _versus(params, text).items() if n not in values})
+    for said in (_said_as(params, text), _converted(params, text), _versus(params, text)):
+        values.update({n: v for n, v in said.items() if n not in values})
     for param in params:  # a value the description itself offers ("e.g. vegan") is said
         if param.name not in values and not _strict(param) and param.kind in ("string", "array"):
             hints = [h for h in _found_hints(param, text) if not _own(param, h)]
@@ -168,6 +168,8 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
     naming = _naming(spec)
+    offering = _offering(typed, find_mentions(text, reference, naming))
+    typed = [p for p in typed if p.name not in offering]
     found = _not_options(params, find_mentions(text, reference, naming))
     found = [m for m in found if m.kind != "phrase" or stem(m.text.split()[0]) not in naming]
     found = [m for m in found if not _described(spec, m)]
