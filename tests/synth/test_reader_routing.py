@@ -261,3 +261,31 @@ def test_a_clause_naming_a_parameter_by_a_word_of_its_family_stays_with_that_ask
     )
     assert [c.name for c in calls] == ["search_book", "reserve_book"]
     assert calls[0].arguments == {"book_name": "Emma", "city": "Bath", "availability": True}
+
+
+DNA = _tool(
+    "analyze_dna_sequence",
+    "Analyzes a DNA sequence against a reference sequence for mutations.",
+    {
+        "sequence": {"type": "string", "description": "The DNA sequence to analyze."},
+        "reference_sequence": {"type": "string", "description": "The reference sequence."},
+        "mutation_type": {
+            "type": "string",
+            "enum": ["insertion", "deletion", "substitution"],
+            "description": "Type of the mutation.",
+        },
+    },
+    ["sequence", "reference_sequence"],
+)
+
+
+def test_a_clause_that_asks_the_same_again_is_an_ask_of_its_own() -> None:
+    calls = read(
+        'Can you analyze the DNA sequence "ACGTTA" and "ACGGTA" using the reference sequence '
+        "\"ACGTTA\" to identify any 'insertion' mutations, then repeat the same analysis for "
+        "'deletion' mutations?",
+        [DNA],
+    )
+    said = [(c.arguments["sequence"], c.arguments.get("mutation_type")) for c in calls]
+    assert said[:2] == [("ACGTTA", "insertion"), ("ACGGTA", "insertion")]
+    assert {m for _, m in said[2:]} == {"deletion"}

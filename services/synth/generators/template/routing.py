@@ -149,12 +149,10 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         owner = owners[index]
         if owner is None and segments and not pending and _names_param(specs, segments, clause):
             owner = segments[-1][0]  # "…, and also include the species information"
-        if owner is None and segments and not pending and _BACK.search(clause):
+        adds = owner is None and segments and not pending
+        if adds and (_BACK.search(clause) or _closes_sentence(clause)):
             segments[-1][1].append(clause)  # "I specifically want to know about its 'material'"
-            continue
-        if owner is None and segments and not pending and _closes_sentence(clause):
-            segments[-1][1].append(clause)  # "… a brief about this movie and also include …?"
-            continue
+            continue  # "… a brief about this movie and also include …?"
         if owner is None and any(o is not None for o in owners[index:]):
             pending.append(clause)  # context belongs to the next ask
             continue
@@ -199,6 +197,8 @@ def _closes_sentence(clause: str) -> bool:
     a brief about this movie and also include extras like the cast?"): it adds to that ask;
     context for the next ask opens a sentence of its own."""
     said = clause.strip()
+    if _SAME.search(said):
+        return False  # "…, then repeat the same analysis for 'deletion'?": an ask again
     return bool(re.match(r"[a-z]", said)) and bool(re.search(r"[.?!][\"”']?$", said))
 
 
