@@ -289,3 +289,15 @@ def test_a_clause_that_asks_the_same_again_is_an_ask_of_its_own() -> None:
     said = [(c.arguments["sequence"], c.arguments.get("mutation_type")) for c in calls]
     assert said[:2] == [("ACGTTA", "insertion"), ("ACGGTA", "insertion")]
     assert {m for _, m in said[2:]} == {"deletion"}
+
+
+def test_a_clause_that_opens_a_sentence_leads_up_to_the_next_ask() -> None:
+    calls = read(
+        "Could you give me a book summary of 'Emma'? After that, consider the trip from Nice "
+        "to Arles. Can you give me the route?",
+        [BOOK, ROUTE],
+    )
+    assert calls == (
+        Call("book_summary", {"title": "Emma"}),
+        Call("get_route", {"start": "Nice", "end": "Arles"}),
+    )

@@ -150,7 +150,7 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         if owner is None and segments and not pending and _names_param(specs, segments, clause):
             owner = segments[-1][0]  # "…, and also include the species information"
         adds = owner is None and segments and not pending
-        if adds and (_BACK.search(clause) or _closes_sentence(clause)):
+        if adds and (_BACK.search(clause) or _closes_sentence(clause, query)):
             segments[-1][1].append(clause)  # "I specifically want to know about its 'material'"
             continue  # "… a brief about this movie and also include …?"
         if owner is None and any(o is not None for o in owners[index:]):
@@ -192,14 +192,25 @@ def _recap(clause: str) -> bool:
     return bool(_RECAP.search(clause)) and not re.search(r"['\"“”]", clause)
 
 
-def _closes_sentence(clause: str) -> bool:
+_OPENERS = re.compile(
+    r"(?:\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|then|followed by|"
+    r"furthermore|moreover|plus)\b[\s,]*)+$",
+    re.I,
+)
+"""The words that open a sentence's ask ("After that, consider …"), cut off the clause."""
+
+
+def _closes_sentence(clause: str, query: str) -> bool:
     """Whether a clause goes on with a sentence an ask began and ends it ("Could you provide
     a brief about this movie and also include extras like the cast?"): it adds to that ask;
-    context for the next ask opens a sentence of its own."""
+    context for the next ask opens a sentence of its own ("After that, consider …")."""
     said = clause.strip()
     if _SAME.search(said):
         return False  # "…, then repeat the same analysis for 'deletion'?": an ask again
-    return bool(re.match(r"[a-z]", said)) and bool(re.search(r"[.?!][\"”']?$", said))
+    if not re.match(r"[a-z]", said) or not re.search(r"[.?!][\"”']?$", said):
+        return False
+    before = _OPENERS.sub("", query[: max(query.find(said), 0)]).rstrip(" ,")
+    return bool(before) and before[-1] not in ".?!"
 
 
 def _asked(text: str) -> set[str]:
