@@ -1670,6 +1670,122 @@ def test_a_count_before_each_calls_values_asks_it_that_many_times() -> None:
     ]  # fmt: skip
 
 
+IMPACT = _tool(
+    "impact_analyze",
+    "Analyzes the impact of a species on an ecosystem.",
+    {
+        "species": {"type": "string", "description": "The species."},
+        "ecosystem": {"type": "string", "description": "The ecosystem being affected."},
+        "location": {"type": "string", "description": "The area where it is analyzed."},
+    },
+    ["species", "ecosystem", "location"],
+)
+
+
+def test_a_required_place_left_empty_takes_the_name_said_after_in() -> None:
+    calls = read("Analyze the impact of the Grey Wolf in the Yellowstone ecosystem.", [IMPACT])
+    assert calls == (
+        Call(
+            "impact_analyze",
+            {"species": "Grey Wolf", "ecosystem": "Yellowstone", "location": "Yellowstone"},
+        ),
+    )
+
+
+TREATY = _tool(
+    "treaty_info",
+    "Retrieve information about a signed treaty.",
+    {
+        "treaty_name": {"type": "string", "description": "The name of the treaty."},
+        "info_requested": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["signatories", "clauses", "overview"]},
+            "description": "Aspects of the treaty.",
+        },
+    },
+    ["treaty_name", "info_requested"],
+)
+
+
+BATTLE = _tool(
+    "battle_details",
+    "Retrieve detailed information about a historical battle.",
+    {
+        "battle_name": {"type": "string", "description": "The name of the battle."},
+        "specific_info": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["overview", "casualties", "date"]},
+            "description": "The types of information to return.",
+        },
+    },
+    ["battle_name", "specific_info"],
+)
+
+
+def test_a_required_option_an_ask_lacks_is_the_one_the_ask_before_picked() -> None:
+    calls = read(
+        "Find the overview about the Battle of Hastings and the signing of the Treaty of Paris.",
+        [TREATY, BATTLE],
+    )
+    assert [c.arguments for c in calls] == [
+        {"battle_name": "Battle of Hastings", "specific_info": ["overview"]},
+        {"treaty_name": "Treaty of Paris", "info_requested": ["overview"]},
+    ]
+
+
+RANDOM_FOREST = _tool(
+    "random_forest_train",
+    "Train a Random Forest Model on given data",
+    {
+        "n_estimators": {"type": "integer", "description": "The number of trees."},
+        "data": {"type": "string", "description": "The training data for the model."},
+    },
+    ["n_estimators", "data"],
+)
+
+
+def test_a_name_the_tools_description_says_names_what_it_does_and_is_no_value() -> None:
+    calls = read("Train a Random Forest Model on `sales_df` with 50 trees.", [RANDOM_FOREST])
+    assert calls == (Call("random_forest_train", {"n_estimators": 50, "data": "sales_df"}),)
+
+
+AREA = _tool(
+    "triangle_area",
+    "Calculate the area of a triangle.",
+    {
+        "base": {"type": "integer", "description": "The base."},
+        "height": {"type": "integer", "description": "The height."},
+        "unit": {"type": "string", "description": "The unit (defaults to 'units' if not given)"},
+    },
+    ["base", "height"],
+)
+
+
+def test_an_offered_value_said_only_right_after_numbers_is_what_they_count() -> None:
+    calls = read(
+        "The area of a triangle with a base of 10 units and a height of 5 units. The unit of "
+        "measure is 'square meters'.",
+        [AREA],
+    )
+    assert calls == (Call("triangle_area", {"base": 10, "height": 5, "unit": "square meters"}),)
+
+
+CRIME = _tool(
+    "get_crime_rate",
+    "Retrieve the crime rate of a city.",
+    {
+        "city": {"type": "string", "description": "The name of the city."},
+        "state": {"type": "string", "description": "The state where the city is located."},
+    },
+    ["city", "state"],
+)
+
+
+def test_a_citys_name_is_no_states() -> None:
+    calls = read("Provide me the crime rate in Sacramento.", [CRIME])
+    assert calls == (Call("get_crime_rate", {"city": "Sacramento"}),)
+
+
 MUTATIONS = _tool(
     "analyze_dna_sequence",
     "Analyze a DNA sequence for mutations.",
@@ -1914,3 +2030,8 @@ STATE_GDP = _tool(
 def test_a_name_after_the_tools_own_words_and_of_is_the_name() -> None:
     (call,) = read("What was the Real GDP of California in 1990?", [STATE_GDP])
     assert call.arguments == {"state": "California", "year": 1990, "adjustment": "Real"}
+
+
+def test_a_head_a_parameters_name_says_stays_part_of_the_name_before_of() -> None:
+    (call,) = read("Give me an overview of the Battle of Hastings.", [BATTLE])
+    assert call.arguments == {"battle_name": "Battle of Hastings", "specific_info": ["overview"]}

@@ -231,6 +231,158 @@ def test_a_value_after_its_parameters_name_and_is_goes_to_that_parameter() -> No
     }
 
 
+ARTWORK = _tool(
+    "artwork_details",
+    "Details of an artwork.",
+    {
+        "artist": {"type": "string", "description": "The artist who made the artwork."},
+        "title": {"type": "string", "description": "The title of the artwork."},
+        "detail": {"type": "string", "description": "The detail wanted about the artwork."},
+    },
+    ["artist", "title"],
+)
+
+
+def test_a_participle_before_a_value_says_its_noun() -> None:
+    calls = read(
+        "I'd like artwork details about the piece titled 'Guernica' made by the artist "
+        "'Picasso', and about its 'size'.",
+        [ARTWORK],
+    )
+    assert calls == (
+        Call("artwork_details", {"artist": "Picasso", "title": "Guernica", "detail": "size"}),
+    )
+
+
+SLOPE = _tool(
+    "derivative_at",
+    "The derivative of a function at a value.",
+    {
+        "function": {"type": "string", "description": "The function."},
+        "value": {"type": "integer", "description": "Where the derivative is taken."},
+        "function_variable": {"type": "string", "description": "The variable. Default 'x'."},
+    },
+    ["function", "value"],
+)
+
+
+def test_what_a_value_is_said_to_be_names_its_parameter() -> None:
+    calls = read(
+        "Find the derivative of the function '2t^2 + 1' at the value of 4 where 't' is the "
+        "function variable.",
+        [SLOPE],
+    )
+    assert calls[0].arguments["value"] == 4
+    assert calls[0].arguments["function_variable"] == "t"
+
+
+LENDING = _tool(
+    "search_book",
+    "Search for a book.",
+    {
+        "title": {"type": "string", "description": "The title of the book."},
+        "author": {"type": "string", "description": "The author of the book."},
+        "platform": {"type": "string", "description": "The library to search in."},
+    },
+    ["title", "author"],
+)
+
+
+def test_a_name_that_holds_what_its_parameter_is_described_as_is_evidence() -> None:
+    calls = read(
+        "Search for a book titled 'Emma' by the author 'Jane Austen' in the 'Bodleian Library'.",
+        [LENDING],
+    )
+    assert calls[0].arguments == {
+        "title": "Emma",
+        "author": "Jane Austen",
+        "platform": "Bodleian Library",
+    }
+
+
+CASES = _tool(
+    "case_info",
+    "Retrieve case details by docket number and court.",
+    {
+        "docket": {"type": "string", "description": "Docket number of the case."},
+        "court": {"type": "string", "description": "Court in which the case was heard."},
+        "info_type": {
+            "type": "string",
+            "description": "The information needed, e.g. victim, accused, verdict.",
+        },
+    },
+    ["docket", "court", "info_type"],
+)
+
+
+def test_a_quoted_value_a_parameters_description_offers_goes_to_it() -> None:
+    calls = read(
+        "Retrieve the 'verdict' details of the case with docket number '55512' in the "
+        "'Fulton Tribunal'.",
+        [CASES],
+    )
+    assert calls[0].arguments == {
+        "docket": "55512",
+        "court": "Fulton Tribunal",
+        "info_type": "verdict",
+    }
+
+
+DIABETES = _tool(
+    "diabetes_prediction",
+    "Predict the likelihood of diabetes type 2 from a person's weight and height.",
+    {
+        "weight": {"type": "integer", "description": "Weight in lbs."},
+        "height": {"type": "integer", "description": "Height in inches."},
+    },
+    ["weight", "height"],
+)
+
+
+def test_a_bare_number_does_not_continue_numbers_said_with_a_unit() -> None:
+    calls = read(
+        "I am a 150 lbs, 6'1\" tall man, can you predict my likelihood of having type 2 diabetes?",
+        [DIABETES],
+    )
+    assert calls == (Call("diabetes_prediction", {"weight": 150, "height": 73}),)
+
+
+CHESS = _tool(
+    "chess_play",
+    "Makes moves in a chess game.",
+    {"moves": {"type": "array", "items": {"type": "string"}, "description": "Moves to play."}},
+    ["moves"],
+)
+
+
+def test_an_ordinal_that_says_which_is_no_text_value() -> None:
+    calls = read("Play chess where the 1st move is d4 and the 2nd move is d5.", [CHESS])
+    assert calls == (Call("chess_play", {"moves": ["d4", "d5"]}),)
+
+
+TREES = _tool(
+    "random_forest_train",
+    "Train a forest on given data",
+    {
+        "n_estimators": {"type": "integer", "description": "The number of trees in the forest."},
+        "max_depth": {"type": "integer", "description": "The maximum depth of the tree."},
+        "data": {"type": "string", "description": "The training data."},
+    },
+    ["n_estimators", "max_depth", "data"],
+)
+
+
+def test_a_bare_phrase_of_another_parameters_words_is_no_value() -> None:
+    calls = read(
+        "I have a dataset `df` to train a forest on. It has 1000 rows and I would like to set "
+        "the number of trees in the forest to 200 and the maximum depth of the tree to 10.",
+        [TREES],
+    )
+    assert calls == (
+        Call("random_forest_train", {"n_estimators": 200, "max_depth": 10, "data": "df"}),
+    )
+
+
 DEPTHS = _tool(
     "train_model",
     "Train a tree model on given data.",

@@ -89,6 +89,35 @@ def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     assert [m.value for m in find_mentions("Book 2 rooms in Oslo.")] == [2.0, "Oslo"]
 
 
+PAYOUT = _tool(
+    "dividend_per_share",
+    "The dividend per share of a company.",
+    {
+        "total_payout": {"type": "integer", "description": "The total dividends paid in USD"},
+        "outstanding_shares": {"type": "integer", "description": "The outstanding shares"},
+    },
+    ["total_payout", "outstanding_shares"],
+)
+
+
+def test_an_amount_and_a_plain_number_are_no_list() -> None:
+    shares = find_mentions("a payout of $2,000,000 and 400,000 outstanding shares")[1]
+    assert "payout" not in shares.before
+    calls = read(
+        "What is the dividend per share with a total payout of $2,000,000 and 400,000 "
+        "outstanding shares?",
+        [PAYOUT],
+    )
+    assert calls == (
+        Call("dividend_per_share", {"total_payout": 2000000, "outstanding_shares": 400000}),
+    )
+
+
+def test_text_in_backticks_is_quoted() -> None:
+    said = find_mentions("I have a dataset `sales_df` to train on")
+    assert [(m.kind, m.value) for m in said if m.kind == "quoted"] == [("quoted", "sales_df")]
+
+
 ALIGN = _tool(
     "analyze_sequence",
     "Compare a DNA sequence with a reference sequence.",

@@ -178,6 +178,46 @@ def test_a_currency_said_with_its_country_word_is_its_code() -> None:
     assert call.arguments == {"amount": 300, "from_currency": "GBP", "to_currency": "JPY"}
 
 
+FILM = _tool(
+    "film_brief",
+    "A brief about a film.",
+    {
+        "title": {"type": "string", "description": "Title of the film"},
+        "extra": {
+            "type": "boolean",
+            "description": "Option to add details like Director, Cast, Awards etc.",
+        },
+    },
+    ["title"],
+)
+
+
+def test_names_a_flags_description_lists_say_the_flag_and_are_no_values() -> None:
+    calls = read(
+        "Give me a film brief of 'Alien' and add details like Director, Cast, Awards.", [FILM]
+    )
+    assert calls == (Call("film_brief", {"title": "Alien", "extra": True}),)
+
+
+DINER = _tool(
+    "restaurant_finder",
+    "Search for restaurants by location and cuisine.",
+    {
+        "location": {"type": "string", "description": "City and state, e.g. Boston, MA."},
+        "cuisine": {"type": "string", "description": "Type of cuisine, e.g. Greek, Thai etc."},
+    },
+    ["location", "cuisine"],
+)
+
+
+def test_a_parameter_whose_examples_are_said_takes_no_other_name() -> None:
+    calls = read("Find a Greek restaurant in Boston and a Thai restaurant in Denver.", [DINER])
+    assert [c.arguments for c in calls] == [
+        {"location": "Boston", "cuisine": "Greek"},
+        {"location": "Denver", "cuisine": "Thai"},
+    ]
+
+
 def test_to_a_place_from_another_says_the_end_then_the_start() -> None:
     calls = read(
         "What is the flight time from Lisbon to Oslo and then from Oslo to Rome, as I have to"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
 from tests.synth.test_reader_matching import PROJECTION, _tool
+from tests.synth.test_reader_values import CONVERT
 
 SUITS = _tool(
     "lawsuit_search",
@@ -124,6 +125,184 @@ def test_a_clause_naming_only_the_ask_befores_parameter_stays_with_that_ask() ->
     assert [c.name for c in calls] == ["bird_census", "get_route"]
     assert calls[0].arguments.get("species") is True
     assert calls[1].arguments == {"start": "Nice", "end": "Arles"}
+
+
+BOOK = _tool(
+    "book_summary",
+    "Get a summary of a book.",
+    {
+        "title": {"type": "string", "description": "Title of the book."},
+        "spoilers": {"type": "boolean", "description": "Whether to reveal the ending."},
+    },
+    ["title"],
+)
+
+
+def test_a_clause_that_ends_a_sentence_an_ask_began_adds_to_that_ask() -> None:
+    calls = read(
+        "I'm reading 'Emma'. Could you give me a book summary of it and also reveal the "
+        "ending? Then, I need a route from Nice to Arles.",
+        [BOOK, ROUTE],
+    )
+    assert [c.name for c in calls] == ["book_summary", "get_route"]
+    assert calls[0].arguments == {"title": "Emma", "spoilers": True}
+
+
+SCULPTURE = _tool(
+    "sculpture_details",
+    "Details of a sculpture by its artist and title.",
+    {
+        "artist": {"type": "string", "description": "The artist who made the sculpture."},
+        "title": {"type": "string", "description": "The title of the sculpture."},
+        "detail": {"type": "string", "description": "The detail wanted about the sculpture."},
+    },
+    ["artist", "title"],
+)
+
+
+def test_a_clause_that_says_its_adds_to_the_ask_before() -> None:
+    calls = read(
+        "Tell me about the sculpture with the title 'David' by the artist 'Michelangelo'. "
+        "I want to know about its 'material'. Then, I need a route from Nice to Arles.",
+        [SCULPTURE, ROUTE],
+    )
+    assert [c.name for c in calls] == ["sculpture_details", "get_route"]
+    assert calls[0].arguments["detail"] == "material"
+    assert calls[1].arguments == {"start": "Nice", "end": "Arles"}
+
+
+MONEY = _tool(
+    "currency_conversion",
+    "Convert a value from one currency to another.",
+    {
+        "amount": {"type": "number", "description": "The amount to be converted."},
+        "from_currency": {"type": "string", "description": "The currency to convert from."},
+        "to_currency": {"type": "string", "description": "The currency to convert to."},
+    },
+    ["amount", "from_currency", "to_currency"],
+)
+
+
+def test_a_clause_that_names_two_units_of_one_measure_asks_a_unit_conversion() -> None:
+    calls = read(
+        "First, I have 300 euros that I would like to convert into US dollars. After that, "
+        "I have 12 miles that I would like to convert into kilometers.",
+        [MONEY, CONVERT],
+    )
+    assert [c.name for c in calls] == ["currency_conversion", "unit_conversion"]
+    assert calls[1].arguments == {"value": 12.0, "from_unit": "miles", "to_unit": "kilometers"}
+
+
+def test_a_closing_clause_that_points_back_at_the_asks_asks_nothing() -> None:
+    calls = read(
+        "I need a route from Nice to Arles. Then, I'd like the details of the sculpture with "
+        "the title 'David' by the artist 'Michelangelo'. Can you assist Mary with these tasks?",
+        [SCULPTURE, ROUTE],
+    )
+    assert [c.name for c in calls] == ["get_route", "sculpture_details"]
+    assert calls[1].arguments == {"artist": "Michelangelo", "title": "David"}
+
+
+COLLECTABLES = _tool(
+    "get_collectables_in_season",
+    "Retrieve a list of collectable items in a game during a season.",
+    {
+        "game_name": {"type": "string", "description": "Name of the game."},
+        "season": {"type": "string", "description": "The season."},
+        "item_type": {
+            "type": "string",
+            "description": "Type of item, e.g. bug, fish, sea creatures.",
+        },
+    },
+    ["game_name", "season"],
+)
+
+
+def test_a_clause_that_says_this_adds_to_the_ask_before() -> None:
+    calls = read(
+        "In the game 'Stardew Valley', I am interested in collecting bugs during the 'Spring' "
+        "season. Could you tell me what bugs there are during this time? Also, in the same "
+        "game, I would like to know what fish can be collected in the 'Fall' season.",
+        [COLLECTABLES, ROUTE],
+    )
+    assert [(c.arguments["season"], c.arguments.get("item_type")) for c in calls] == [
+        ("Spring", "bug"),
+        ("Fall", "fish"),
+    ]
+
+
+SEARCH_BOOK = _tool(
+    "search_book",
+    "Searches for a book in the library within a city.",
+    {
+        "book_name": {"type": "string", "description": "The name of the book."},
+        "city": {"type": "string", "description": "The city to search within."},
+        "availability": {"type": "boolean", "description": "If true, available copies only."},
+    },
+    ["book_name", "city"],
+)
+
+
+RESERVE_BOOK = _tool(
+    "reserve_book",
+    "Reserves a book in the library if available.",
+    {
+        "book_id": {"type": "string", "description": "The id of the book."},
+        "branch_id": {"type": "string", "description": "The id of the library branch."},
+    },
+    ["book_id", "branch_id"],
+)
+
+
+def test_a_clause_naming_a_parameter_by_a_word_of_its_family_stays_with_that_ask() -> None:
+    calls = read(
+        "I am looking for a book named 'Emma' in the city of Bath. I would like to know if "
+        "it's available. Then can you reserve it? The book id is 'B12' and the branch id is "
+        "'BR7'.",
+        [SEARCH_BOOK, RESERVE_BOOK],
+    )
+    assert [c.name for c in calls] == ["search_book", "reserve_book"]
+    assert calls[0].arguments == {"book_name": "Emma", "city": "Bath", "availability": True}
+
+
+DNA = _tool(
+    "analyze_dna_sequence",
+    "Analyzes a DNA sequence against a reference sequence for mutations.",
+    {
+        "sequence": {"type": "string", "description": "The DNA sequence to analyze."},
+        "reference_sequence": {"type": "string", "description": "The reference sequence."},
+        "mutation_type": {
+            "type": "string",
+            "enum": ["insertion", "deletion", "substitution"],
+            "description": "Type of the mutation.",
+        },
+    },
+    ["sequence", "reference_sequence"],
+)
+
+
+def test_a_clause_that_asks_the_same_again_is_an_ask_of_its_own() -> None:
+    calls = read(
+        'Can you analyze the DNA sequence "ACGTTA" and "ACGGTA" using the reference sequence '
+        "\"ACGTTA\" to identify any 'insertion' mutations, then repeat the same analysis for "
+        "'deletion' mutations?",
+        [DNA],
+    )
+    said = [(c.arguments["sequence"], c.arguments.get("mutation_type")) for c in calls]
+    assert said[:2] == [("ACGTTA", "insertion"), ("ACGGTA", "insertion")]
+    assert {m for _, m in said[2:]} == {"deletion"}
+
+
+def test_a_clause_that_opens_a_sentence_leads_up_to_the_next_ask() -> None:
+    calls = read(
+        "Could you give me a book summary of 'Emma'? After that, consider the trip from Nice "
+        "to Arles. Can you give me the route?",
+        [BOOK, ROUTE],
+    )
+    assert calls == (
+        Call("book_summary", {"title": "Emma"}),
+        Call("get_route", {"start": "Nice", "end": "Arles"}),
+    )
 
 
 def test_and_then_a_new_question_after_a_comma_is_an_ask_of_its_own() -> None:

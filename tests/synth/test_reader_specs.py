@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
 from services.synth.generators.template.specs import _param, undefaulted
+from services.synth.generators.template.specs import _tool as _tool_spec
 from tests.synth.test_reader_matching import _tool
 
 MIXING = _tool(
@@ -41,6 +42,45 @@ def test_a_value_goes_to_what_it_measures_not_to_the_words_of_a_default() -> Non
             {"mass1": 20, "temperature1": 30, "mass2": 15, "temperature2": 60},
         ),
     )
+
+
+PLANET = _tool(
+    "weight_in_space",
+    "Calculate your weight on other planets given your weight on earth.",
+    {
+        "weight_kg": {"type": "number", "description": "Your weight on Earth in kg."},
+        "planet": {"type": "string", "description": "The planet."},
+    },
+    ["weight_kg", "planet"],
+)
+
+
+def test_a_pronoun_is_no_word_of_a_tool() -> None:
+    assert "your" not in _tool_spec(PLANET).words
+    assert "weight" in _tool_spec(PLANET).words
+
+
+def test_examples_after_ie_or_for_instance_are_offered_without_etc() -> None:
+    said = "The type of information, i.e., victim, accused, verdict etc."
+    assert _param("info", {"type": "string", "description": said}, True).hints == (
+        "victim",
+        "accused",
+        "verdict",
+    )
+    said = "The variable, for instance 'x' or 'y', etc. Default is 'x'."
+    assert _param("var", {"type": "string", "description": said}, False).hints[:2] == ("x", "y")
+
+
+def test_if_is_no_word_of_a_tool() -> None:
+    spec = _tool_spec(_tool("reserve_book", "Reserves a book if available.", {}, []))
+    assert "if" not in spec.words
+    assert "available" in spec.words
+
+
+def test_new_is_no_word_of_a_tool() -> None:
+    spec = _tool_spec(_tool("create_profile", "Create a new player profile.", {}, []))
+    assert "new" not in spec.words
+    assert "player" in spec.words
 
 
 def test_options_a_description_lists_in_brackets_are_its_hints() -> None:

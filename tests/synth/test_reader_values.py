@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from services.synth.calls import Call
 from services.synth.generators.template.reader import read
 from tests.synth.test_reader_matching import _tool
 
@@ -200,6 +201,91 @@ def test_a_gender_word_is_the_gender_parameters_value_and_no_other() -> None:
         [TOP_PLAYER],
     )
     assert call.arguments == {"sport": "volleyball", "gender": "female"}
+
+
+CONVERT = _tool(
+    "unit_conversion",
+    "Convert a value from one unit to another.",
+    {
+        "value": {"type": "number", "description": "The value to be converted."},
+        "from_unit": {"type": "string", "description": "The unit to convert from."},
+        "to_unit": {"type": "string", "description": "The unit to convert to."},
+    },
+    ["value", "from_unit", "to_unit"],
+)
+
+
+def test_a_conversion_goes_from_the_unit_a_number_is_said_in_to_the_other() -> None:
+    calls = read("I have 15 kilometers that I would like to convert into miles.", [CONVERT])
+    assert calls == (
+        Call("unit_conversion", {"value": 15.0, "from_unit": "kilometers", "to_unit": "miles"}),
+    )
+    calls = read("I want to convert 3 meters. How many feet is it?", [CONVERT])
+    assert calls[0].arguments == {"value": 3.0, "from_unit": "meters", "to_unit": "feet"}
+
+
+TEMPERAMENT = _tool(
+    "temperament_analyse",
+    "Analyse a temperament.",
+    {
+        "calm_vs_lively": {"type": "string", "description": "Between calm and lively."},
+        "early_vs_late": {"type": "string", "description": "Between early and late."},
+    },
+    ["calm_vs_lively", "early_vs_late"],
+)
+
+
+def test_a_choice_between_two_is_the_one_preferred_over_the_other() -> None:
+    calls = read(
+        "Analyse my temperament: I am more lively than calm, and I prefer late over early.",
+        [TEMPERAMENT],
+    )
+    assert calls == (
+        Call("temperament_analyse", {"calm_vs_lively": "lively", "early_vs_late": "late"}),
+    )
+
+
+LIFE = _tool(
+    "game_of_life_play",
+    "Runs rounds of the game of life from a board.",
+    {
+        "rounds": {"type": "integer", "description": "Number of rounds to play."},
+        "start_board": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "description": "Starting board, empty for a random start.",
+        },
+    },
+    ["rounds", "start_board"],
+)
+
+
+def test_an_array_said_empty_by_its_noun_is_the_empty_list() -> None:
+    calls = read("Play the game of life for 4 rounds starting from an empty board.", [LIFE])
+    assert calls == (Call("game_of_life_play", {"rounds": 4, "start_board": []}),)
+
+
+PARK = _tool(
+    "park_information",
+    "Retrieve information such as elevation and area of a national park.",
+    {
+        "park_name": {"type": "string", "description": "The name of the national park."},
+        "information": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Elevation", "Area", "Location", "Opening Year"]},
+            "description": "The information wanted.",
+        },
+    },
+    ["park_name", "information"],
+)
+
+
+def test_an_option_of_several_words_said_apart_joins_the_options_listed() -> None:
+    calls = read(
+        "I would like to know the location and the year when Zion National Park was opening.",
+        [PARK],
+    )
+    assert calls[0].arguments["information"] == ["Location", "Opening Year"]
 
 
 CELL = _tool(

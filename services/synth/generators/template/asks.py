@@ -118,6 +118,7 @@ def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
     that set a parameter of the same name ("the history of account 0012 … also its
     balance"); a call with no value of its own also from a later one."""
     required = {s.name: [n for n, _, needed in s.props if needed] for s in specs}
+    props = {s.name: {n: schema for n, schema, _ in s.props} for s in specs}
     out: list[Call] = []
     for index, call in enumerate(calls):
         missing = [n for n in required.get(call.name, []) if n not in call.arguments]
@@ -130,9 +131,31 @@ def _inherit(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
                 known.setdefault(key, value)
         taken = {n: known[n] for n in missing if n in known}
         taken.update(_by_role([n for n in missing if n not in taken], out, call.name))
+        taken.update(_option_before([n for n in missing if n not in taken], out, props[call.name]))
         taken.update(_named_before(call, out))
         out.append(Call(call.name, {**call.arguments, **taken}) if taken else call)
     return out
+
+
+def _option_before(
+    missing: list[str], before: Sequence[Call], schemas: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    """A required option the ask lacks that the call just before picked among its own
+    options ("Find the overview about the Battle of Waterloo and the Treaty of
+    Tordesillas": the overview of each)."""
+    if not before:
+        return {}
+    taken: dict[str, Any] = {}
+    for name in missing:
+        schema = schemas.get(name, {})
+        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        offered = {str(o).lower() for o in (schema.get("enum") or (items or {}).get("enum") or ())}
+        for value in before[-1].arguments.values():
+            said = value if isinstance(value, list) else [value]
+            if offered and said and all(str(v).lower() in offered for v in said):
+                taken[name] = list(said) if schema.get("type") == "array" else said[0]
+                break
+    return taken
 
 
 def _named_before(call: Call, before: Sequence[Call]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import STOPWORDS, stem
 from services.synth.generators.template.specs import _closed, _kind, _Param, undefaulted
 from services.synth.generators.template.surroundings import _JOINING as _JOINING_WORDS
-from services.synth.generators.template.wording import KIND_WORDS, qualifiers, unit_fit
+from services.synth.generators.template.wording import _DIMENSIONS, KIND_WORDS, qualifiers, unit_fit
 from services.synth.surface import label
 
 _PLACE = frozenset("location city place area region country state address town".split())
@@ -47,10 +47,13 @@ def _gendered(param: _Param) -> bool:
 
 def _never_text(param: _Param, mention: Mention) -> bool:
     """Whether a text parameter never takes ``mention``: a gender for anything but a gender
-    ("the top female player" is no sport), a count of other things ("1000 rows and 20
-    columns"), a number for a place ("open 24 hours" is no city)."""
+    ("the top female player" is no sport), an ordinal ("the 1st move"), a count of other
+    things ("1000 rows and 20 columns"), a number for a place ("open 24 hours" is no
+    city)."""
     if str(mention.value).lower() in _GENDERS and not _gendered(param):
         return True
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)", mention.text, re.I):
+        return True  # "the 1st move is e4": an ordinal says which one
     number = mention.kind == "number"
     return number and (_counted(param, mention) or _place_only(param))
 
@@ -106,20 +109,37 @@ def _score(param: _Param, mention: Mention) -> float:
         context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
     if mention.kind == "name" and _names_itself(param, mention):
         context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
+    if mention.kind in ("quoted", "name") and _offered(param, mention):
+        context += 2.0  # "the 'verdict' details" for "i.e., victim, accused, verdict"
     if _named_as(param, mention):
         context += 3.0  # "the text is '…'": the parameter named, then its value
     for distance, word in enumerate(reversed(mention.before)):
         if word == "=" + param.name.lower():
             return compat * 100.0
-        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+        context += _weight(param, word) / (1.0 + 0.5 * distance)
     for distance, word in enumerate(mention.after):
-        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+        context += _weight(param, word) / (1.0 + 0.5 * distance)
     if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
         fit = unit_fit(f"{label(param.name)} {undefaulted(schema)}", mention)
         if fit < 0:
             return 0.0  # "2 meters" is never a charge in Coulombs
         context += fit
     return compat * max(1.0 + context, 0.1)
+
+
+def _weight(param: _Param, word: str) -> float:
+    """How much a word near a value says ``param``; a participle says its noun ("titled"
+    ~ ``title``, "priced" ~ ``price``, "dated" ~ ``date``)."""
+    found = param.stems.get(stem(word), 0.0)
+    if found or len(word) < 5 or not word.endswith("ed"):
+        return found
+    return max(param.stems.get(word[:-1], 0.0), param.stems.get(word[:-2], 0.0))
+
+
+def _offered(param: _Param, mention: Mention) -> bool:
+    """Whether ``mention`` is one of the values ``param``'s schema offers (an example its
+    description gives, an option)."""
+    return str(mention.value).lower() in {h.lower() for h in param.hints}
 
 
 def _named_as(param: _Param, mention: Mention) -> bool:
@@ -210,8 +230,16 @@ def _assign(
     empty = [p for p in empty if not p.spans]
     if empty and guess:
         _match(empty, [m for m in mentions if m.kind == "phrase"], text)
+    for param in empty:  # "the number of trees": words that name another parameter
+        param.spans = [m for m in param.spans if not _names_other(param, m)]
     for param in params:
         qualified(param, text, nouns)
+
+
+def _names_other(param: _Param, mention: Mention) -> bool:
+    """Whether a phrase's words are all words of the tool's other parameters."""
+    said = {stem(w) for w in words(mention.text)}
+    return bool(said) and said <= param.others
 
 
 def _match(params: Sequence[_Param], mentions: Sequence[Mention], text: str) -> None:
@@ -351,9 +379,22 @@ def _continues(param: _Param, mention: Mention, text: str, left: Sequence[Mentio
         return False  # "… a depth of 40. Invoke it four times": a count, no fifth depth
     if _shortened(mention, param.spans):
         return False  # "Apple Inc. … lawsuits involving Apple": the same company again
+    if _measured(last) and not _measured(mention):
+        return False  # "5'11\" tall … type 2 diabetes": a bare number is no more heights
     fit = _score(param, mention)
     skipped = any(last.end <= m.start < mention.start and _score(param, m) >= fit for m in left)
     return not skipped and (_coordinated(text, last, mention) or _parallel(last, mention))
+
+
+_UNITS = frozenset(u for units in _DIMENSIONS.values() for u in units)
+
+
+def _measured(mention: Mention) -> bool:
+    """Whether a number is said with a unit ("180 lbs", "5'11\"", "12 m")."""
+    if mention.kind != "number":
+        return False
+    said = re.sub(r"^[-\d.,\s$€£]+", "", mention.text)
+    return bool(said) or (mention.after[:1] != () and mention.after[0].lower() in _UNITS)
 
 
 def _parallel(first: Mention, then: Mention) -> bool:
@@ -434,6 +475,8 @@ def _evidence(param: _Param, mention: Mention) -> bool:
     counted = mention.kind in ("number", "spelled") and param.kind == "integer"
     if mention.kind in ("name", "quoted") and _says_what(param, mention):
         return True
+    if _described_as(param, mention):
+        return True
     return _near(param, mention) or _placed(param, mention) or (counted and _counts(param, mention))
 
 
@@ -449,6 +492,17 @@ def _says_what(param: _Param, mention: Mention) -> bool:
 _ARTICLES = frozenset("the a an".split())
 
 
+def _described_as(param: _Param, mention: Mention) -> bool:
+    """Whether a name holds a word its parameter's description says it is, and no other
+    parameter's ("the 'New York Public Library'" for "The library where the book should be
+    fetched from")."""
+    if mention.kind not in ("name", "quoted"):
+        return False
+    said = {stem(w) for w in words(str(mention.value))} - {"name", "title", "id"}
+    own = {w for w, weight in param.stems.items() if weight >= 1.0} - param.others
+    return bool(said & own)
+
+
 def _placed(param: _Param, mention: Mention) -> bool:
     """A name said after "in", "near" or "at" ("in Rome, Italy", "in the Netherlands") for a
     place parameter."""
@@ -458,5 +512,10 @@ def _placed(param: _Param, mention: Mention) -> bool:
 
 
 def _near(param: _Param, mention: Mention, ahead: int = 2) -> bool:
-    near = {stem(w) for w in mention.before} | {stem(w) for w in mention.after[:ahead]}
+    """Whether a word around ``mention`` is one of ``param``'s; after "is the" what it is
+    said to be ("'y' is the function variable")."""
+    after = mention.after
+    if after[:1] in (("is",), ("was",), ("are",)) and after[1:2] in (("a",), ("an",), ("the",)):
+        after = after[2:]
+    near = {stem(w) for w in mention.before} | {stem(w) for w in after[:ahead]}
     return any(w in param.stems for w in near)

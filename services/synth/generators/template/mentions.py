@@ -52,7 +52,10 @@ _SPELLED = re.compile(
     + r"))?)(?:\s(?:hundred|thousand|million))?\b(?!-)",
     re.I,
 )
-_QUOTED = re.compile(r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”")
+_QUOTED = re.compile(
+    r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”|`([^`]{1,200})`"
+)
+"""Quoted text: in single, double or curly quotes, or in backticks (a dataset `df`)."""
 _POWER_OF_TEN = re.compile(r"(?<![\w.^/])(-?\d+(?:\.\d+)?)\s*[x×*]\s*10\s*\^\s*\(?([-+]?\d+)\)?")
 """A number in scientific notation as written out ("8.854 x 10^-12", "3 × 10^8")."""
 _TERM = r"(?:\d+(?:\.\d+)?\*?)?[xyz](?:\^\d+)?|\d+(?:\.\d+)?"
@@ -378,7 +381,7 @@ _RUN_GAP = re.compile(r"\s*(?:,|,?\s*and|,?\s*or|&)\s*")
 def _series(text: str, mentions: list[Mention]) -> list[Mention]:
     """A run of one kind of value said as a list ("for 10, 20 and 30 years", "Oslo and
     Bergen") shares its words: each member gets the words before the first and after the
-    last."""
+    last. An amount and a plain number are of two kinds (see :func:`_priced`)."""
     out = list(mentions)
     start = 0
     while start < len(out):
@@ -387,6 +390,7 @@ def _series(text: str, mentions: list[Mention]) -> list[Mention]:
             end + 1 < len(out)
             and out[end + 1].kind == out[start].kind != "phrase"
             and _RUN_GAP.fullmatch(text[out[end].end : out[end + 1].start])
+            and _priced(out[end + 1]) == _priced(out[start])
         ):
             end += 1
         if end > start:
@@ -398,6 +402,12 @@ def _series(text: str, mentions: list[Mention]) -> list[Mention]:
                 out[index] = Mention(m.kind, m.value, m.start, m.end, m.text, before, after)
         start = end + 1
     return out
+
+
+def _priced(mention: Mention) -> bool:
+    """Whether a number is said with a currency sign: "$1,000,000 and 500,000 outstanding
+    shares" are an amount and a count, no list of one kind of value."""
+    return mention.kind == "number" and mention.text[:1] in "$€£"
 
 
 def _places(

@@ -23,11 +23,17 @@ def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Ment
     set of values ("Drama and Comedy movies" for a ``category`` enum, "premium_economy"), or
     two or more of the examples a parameter's description offers ("Drama and Comedy" for
     "e.g. Drama, Comedy"): that parameter takes them, no other one. One example said alone
-    ("from HSBC" for "e.g. HSBC") may be one value among others of its own parameter."""
+    ("from HSBC" for "e.g. HSBC") may be one value among others of its own parameter. Two
+    or more names a flag's description lists ("additional information like Director, Cast")
+    say that flag, no value."""
     options = {str(h).lower() for p in params if _strict(p) for h in p.hints}
     said = {str(m.value).lower() for m in mentions if m.kind in ("name", "code", "quoted")}
     for param in (p for p in params if p.kind == "string" and not _strict(p)):
         offered = {h.lower() for h in param.hints} & said
+        options |= offered if len(offered) > 1 else set()
+    for param in (p for p in params if p.kind == "boolean"):
+        told = str(param.schema.get("description", ""))
+        offered = {v for v in said if re.search(rf"(?<!\w){re.escape(v)}(?!\w)", told, re.I)}
         options |= offered if len(offered) > 1 else set()
     if not options:
         return mentions
@@ -36,6 +42,18 @@ def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Ment
         for m in mentions
         if m.kind not in ("name", "code", "quoted") or str(m.value).lower() not in options
     ]
+
+
+def _offering(params: Sequence[_Param], mentions: Sequence[Mention]) -> set[str]:
+    """The text parameters two or more of whose offered examples the request says ("an
+    Italian … and a Japanese restaurant" for "e.g. Italian, Japanese"): those examples are
+    their values (see :func:`_not_options`), no other name is."""
+    said = {str(m.value).lower() for m in mentions if m.kind in ("name", "code", "quoted")}
+    return {
+        p.name
+        for p in params
+        if p.kind == "string" and not _strict(p) and len({h.lower() for h in p.hints} & said) > 1
+    }
 
 
 _CURRENCY = re.compile(

@@ -87,8 +87,12 @@ BOOL_FALSE = ("off", "disabled", "turned off", "excluded", "false", "no")
 
 STOPWORDS = frozenset(
     "a an the to of for in on at by with and or please could can you i i'd like need want "
-    "help me my is are be it this that from as set its into".split()
+    "help me my is are be it this that from as set its into "
+    "your yours our we us they them their these those he his she her if new".split()
 )
+"""Words that say nothing of what a tool does: articles, prepositions, pronouns, "if",
+"new" ("Calculate your weight" shares no word with "your stay in Japan", "Create a new
+player profile" none with "New York")."""
 
 ASK_WORDS = frozenset(
     "what how much many who which when where find get calculate give show tell me do does "

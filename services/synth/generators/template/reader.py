@@ -46,7 +46,7 @@ from services.synth.generators.template.asks import (
     _same_again,
 )
 from services.synth.generators.template.mappings import _dicts
-from services.synth.generators.template.matching import _LISTED, _assign
+from services.synth.generators.template.matching import _LISTED, _PLACE, _assign, _placed
 from services.synth.generators.template.mentions import Mention, find_mentions, words
 from services.synth.generators.template.pairing import (
     _clock,
@@ -54,6 +54,7 @@ from services.synth.generators.template.pairing import (
     _currencies,
     _ends,
     _not_options,
+    _offering,
     _order_ends,
     _order_twins,
     _pair_list,
@@ -83,6 +84,8 @@ from services.synth.generators.template.specs import (
 from services.synth.generators.template.values import (
     _OPTION_JOIN,
     _capitalised,
+    _converted,
+    _emptied,
     _flag_each,
     _found_hints,
     _labelled,
@@ -91,6 +94,7 @@ from services.synth.generators.template.values import (
     _said_as,
     _said_form,
     _values,
+    _versus,
 )
 from services.synth.generators.template.wording import unit_said
 from services.synth.surface import NUMBER_WORDS, label
@@ -167,33 +171,47 @@ def _params(spec: _Tool) -> list[_Param]:
         others = {w for p in params if p is not param for w in _stems(label(p.name))}
         param.shared = frozenset(tool_words | others)
         param.naming = frozenset(named | others)
+        param.others = frozenset(w for p in params if p is not param for w in p.stems)
         options = set(param.hints)
         param.exclusive = not any(options & set(p.hints) for p in params if p is not param)
     return params
 
 
-def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
-    params = _params(spec)
-    tool_words = {w for w, weight in spec.words.items() if weight >= 1.0}
+def _said_outright(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]], str, str]:
+    """The values said outright (mappings, ``label: value`` fields, what a value is said to
+    be, conversions, choices, values the descriptions offer): them, the text without the
+    mappings and fields, and that text with the offered values blanked out."""
     values, text = _dicts(params, text)
     labelled, text = _labelled(params, text)
     values.update({n: v for n, v in labelled.items() if n not in values})
-    values.update({n: v for n, v in _said_as(params, text).items() if n not in values})
-    whole = text  # as said, where the offered values are blanked out below
+    for said in (_said_as(params, text), _converted(params, text), _versus(params, text)):
+        values.update({n: v for n, v in said.items() if n not in values})
+    whole = text
     for param in params:  # a value the description itself offers ("e.g. vegan") is said
         if param.name not in values and not _strict(param) and param.kind in ("string", "array"):
             hints = [h for h in _found_hints(param, text) if not _own(param, h)]
+            hints = [h for h in hints if not _counting(h, text)]
             hints = [h for h in hints if not _capitalised(h, text)]  # names are mentions
             if hints:
                 values[param.name] = [hints] if param.kind == "array" else hints
                 said = "|".join(re.escape(h) for h in hints)
                 text = re.sub(rf"['\"“]?(?:{said})['\"”]?", _blank, text, flags=re.I)
+    return values, whole, text
+
+
+def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
+    params = _params(spec)
+    tool_words = {w for w, weight in spec.words.items() if weight >= 1.0}
+    values, whole, text = _said_outright(params, text)  # whole: as said, nothing blanked
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
     naming = _naming(spec)
+    offering = _offering(typed, find_mentions(text, reference, naming))
+    typed = [p for p in typed if p.name not in offering]
     found = _not_options(params, find_mentions(text, reference, naming))
     found = [m for m in found if m.kind != "phrase" or stem(m.text.split()[0]) not in naming]
-    found = [_of_what(m, tool_words, params) for m in found if not _tools_own_name(m, tool_words)]
+    found = [m for m in found if not _tools_own_name(m, tool_words) and not _described(spec, m)]
+    found = [_of_what(m, tool_words, params) for m in found]
     mentions = _clock(typed, _currencies(typed, _unplaced(typed, found), text))
     paired = _ends(typed, mentions, text)
     paired += _respective([p for p in typed if p not in paired], mentions, text)
@@ -206,11 +224,12 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     _order_ends(typed)
     for param in rest:
         found = _values(param, text) or unit_said(label(param.name), param.kind, text)
-        found = found or _none_said(param, text)
+        found = found or _none_said(param, text) or _emptied(param, text)
         if found:
             values[param.name] = found
     _twin_pair(params, values, text)
     _said_once(params, values)
+    _placed_too(params, values)
     if not values and not params:
         return [Call(spec.name, {})]
     if _crossed(params, values, text):
@@ -240,12 +259,15 @@ def _tools_own_name(mention: Mention, tool_words: set[str]) -> bool:
 
 def _of_what(mention: Mention, tool_words: set[str], params: Sequence[_Param]) -> Mention:
     """A name "<the tool's words> of <a name>" ("the Real GDP of California" for a GDP tool
-    with an option 'Real'): the name after "of"; the words before it say what is asked."""
+    with an option 'Real'): the name after "of"; the words before it say what is asked. A
+    head that a parameter's name says ("the Battle of Hastings" for ``battle_name``) is part
+    of the name."""
     head, of, tail = mention.text.partition(" of ")
     if mention.kind != "name" or not of or not tail[:1].isupper():
         return mention
     options = {stem(str(h).lower()) for p in params for h in p.hints}
-    if not {stem(w) for w in words(head)} <= tool_words | options:
+    said = {stem(w) for w in words(head)}
+    if not said <= tool_words | options or any(said <= _stems(label(p.name)) for p in params):
         return mention
     start = mention.start + len(head) + len(of)
     before = (*mention.before, *words(head), "of")[-5:]
@@ -318,6 +340,40 @@ def _said_for(params: Sequence[_Param], values: dict[str, list[Any]], text: str)
                 each[index] = value
             values[param.name] = each
             break
+
+
+def _counting(hint: str, text: str) -> bool:
+    """Whether an offered value is only said right after numbers ("a base of 10 units" for
+    a unit that "defaults to 'units'"): there it is what the numbers count."""
+    said = list(re.finditer(rf"(?<!\w){re.escape(hint)}(?!\w)", text, re.I))
+    return bool(said) and all(re.search(r"\d\s*$", text[: m.start()]) for m in said)
+
+
+def _placed_too(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
+    """A required place left empty takes the name said after "in" that a parameter which is
+    no place took ("the impact of the elephant in the Serengeti ecosystem": the
+    ``ecosystem`` and the ``location``): where the request asks it, it is said there. A
+    city's name is no state's."""
+    for place in params:
+        if place.name in values or not place.required or place.kind != "string":
+            continue
+        if not place.stems.keys() & _PLACE:
+            continue
+        took = [p for p in params if len(values.get(p.name, ())) == len(p.spans) == 1]
+        for other in (p for p in took if not p.stems.keys() & _PLACE):
+            if _placed(place, other.spans[0]):
+                values[place.name] = list(values[other.name])
+                break
+
+
+def _described(spec: _Tool, mention: Mention) -> bool:
+    """Whether a name of several words is one the tool's description says ("train a Random
+    Forest Model" for "Train a Random Forest Model on given data"): it names what the tool
+    does, it is no value."""
+    if mention.kind != "name" or len(mention.text.split()) < 2:
+        return False
+    told = str(spec.tool["function"].get("description", ""))
+    return bool(re.search(rf"(?<!\w){re.escape(mention.text)}(?!\w)", told))
 
 
 _COUNTED = re.compile(

@@ -14,6 +14,7 @@ from services.synth.generators.template.mentions import find_mentions, words
 from services.synth.generators.template.pairing import _CURRENCY
 from services.synth.generators.template.phrases import VERB_SYNONYMS, stem
 from services.synth.generators.template.specs import _stems, _Tool
+from services.synth.generators.template.wording import _DIMENSIONS
 from services.synth.surface import label
 
 _SPAN_WORDS = (
@@ -103,11 +104,15 @@ def _names_param(
     specs: Sequence[_Tool], segments: Sequence[tuple[int, list[str]]], clause: str
 ) -> bool:
     """Whether a clause no tool owns names a parameter of the ask just before it, and of
-    no other tool ("… in the year 2018, and also include the species information")."""
+    no other tool ("… in the year 2018, and also include the species information"), its
+    words or words of their family ("if it's available" for ``availability``)."""
     said = {stem(w) for w in words(clause)}
 
     def named(spec: _Tool) -> bool:
-        return any(set(_stems(label(n))) <= said for n, _, _ in spec.props)
+        return any(
+            all(w in said or any(_kin(x, w) for x in said) for w in _stems(label(n)))
+            for n, _, _ in spec.props
+        )
 
     before = specs[segments[-1][0]]
     return named(before) and not any(named(s) for s in specs if s is not before)
@@ -130,6 +135,8 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
     owners = _untied([_owner(clause, specs, idf) for clause in clauses], clauses, specs, idf)
     if any(o is not None for o in owners):
         owners = _sole(owners, clauses, specs, idf)
+        while owners[-1] is None and _recap(clauses[-1]):  # "… with these tasks?"
+            clauses, owners = clauses[:-1], owners[:-1]
     if all(o is None for o in owners):
         whole = _asked(query)
         scores = [_overlap(whole, s, idf) for s in specs]
@@ -143,9 +150,11 @@ def _route(query: str, specs: Sequence[_Tool]) -> list[tuple[_Tool, str]]:
         owner = owners[index]
         if owner is None and segments and not pending and _names_param(specs, segments, clause):
             owner = segments[-1][0]  # "…, and also include the species information"
-        if owner is None and segments and not pending and _points_back(clause):
-            segments[-1][1].append(clause)  # "what bugs are available during this time?"
-            continue
+        adds = owner is None and segments and not pending
+        back = _points_back(clause) or _BACK.search(clause)
+        if adds and (back or _closes_sentence(clause, query)):
+            segments[-1][1].append(clause)  # "I specifically want to know about its 'material'"
+            continue  # "… a brief about this movie and also include …?"
         if owner is None and any(o is not None for o in owners[index:]):
             pending.append(clause)  # context belongs to the next ask
             continue
@@ -173,11 +182,62 @@ def _points_back(clause: str) -> bool:
     return bool(_THIS.search(clause)) and not _valued(clause)
 
 
+_BACK = re.compile(r"\b(?:its|their|this)\b", re.I)
+"""A word that points back to what the ask before is about ("I want to know about its
+'material'", "what bugs are there during this time?"): a clause no tool owns that says one
+adds to that ask."""
+
+
+_RECAP = re.compile(
+    r"\b(?:with|on|for|about|to|do|answer|complete|handle)\s+(?:all\s+(?:of\s+)?)?"
+    r"(?:these|those|this|them|that|the above)\b(?!\s+(?:is|are|was|were)\b)",
+    re.I,
+)
+"""A closing clause that points back at what was asked ("Can you assist John with these
+tasks?", "Could you help me with all of this?"): it asks nothing of its own."""
+
+
+def _recap(clause: str) -> bool:
+    """Whether a clause only points back at what was asked (see :data:`_RECAP`); one that
+    holds the end of a quote is part of an ask."""
+    return bool(_RECAP.search(clause)) and not re.search(r"['\"“”]", clause)
+
+
+_OPENERS = re.compile(
+    r"(?:\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|then|followed by|"
+    r"furthermore|moreover|plus)\b[\s,]*)+$",
+    re.I,
+)
+"""The words that open a sentence's ask ("After that, consider …"), cut off the clause."""
+
+
+def _closes_sentence(clause: str, query: str) -> bool:
+    """Whether a clause goes on with a sentence an ask began and ends it ("Could you provide
+    a brief about this movie and also include extras like the cast?"): it adds to that ask;
+    context for the next ask opens a sentence of its own ("After that, consider …")."""
+    said = clause.strip()
+    if _SAME.search(said):
+        return False  # "…, then repeat the same analysis for 'deletion'?": an ask again
+    if not re.match(r"[a-z]", said) or not re.search(r"[.?!][\"”']?$", said):
+        return False
+    before = _OPENERS.sub("", query[: max(query.find(said), 0)]).rstrip(" ,")
+    return bool(before) and before[-1] not in ".?!"
+
+
 def _asked(text: str) -> set[str]:
     """The words a request asks with; a currency said by name ("500 US dollars") also
-    says "currency"."""
+    says "currency", two units of one measure ("24 inches … in centimeters") "unit"."""
     said = _stems(text)
-    return said | {"currency"} if _CURRENCY.search(text) else said
+    if _CURRENCY.search(text):
+        said |= {"currency"}
+    return said | {"unit"} if _two_units(text) else said
+
+
+def _two_units(text: str) -> bool:
+    """Whether ``text`` names two units of one measure by their words ("15 kilometers …
+    into miles"): what a unit conversion asks."""
+    said = {w for w in words(text.lower()) if len(w) > 2}
+    return any(len(said & units) > 1 for units in _DIMENSIONS.values())
 
 
 def _overlap(said: set[str], spec: _Tool, idf: Mapping[str, float]) -> float:

@@ -16,7 +16,8 @@ from services.synth.generators.template.phrases import ASK_WORDS, STOPWORDS, VER
 from services.synth.surface import label
 
 _EXAMPLES = re.compile(
-    r"(?:e\.g\.|eg\.|for example|such as|options include|options are|one of)[:,]?\s*"
+    r"(?:e\.g\.|eg\.|i\.e\.|for example|for instance|such as|options include|options are|"
+    r"one of)[:,]?\s*"
     r"(.+?)(?:\.\s|\.$|\)|$)",
     re.I,
 )
@@ -45,6 +46,8 @@ class _Param:
     hints: tuple[str, ...]
     shared: frozenset[str] = frozenset()
     naming: frozenset[str] = frozenset()  # the words of the tool's and the others' names
+    others: frozenset[str] = frozenset()
+    """The words of the tool's other parameters (their names and descriptions)."""
     exclusive: bool = False
     values: list[Any] = field(default_factory=list)
     spans: list[Mention] = field(default_factory=list)
@@ -67,7 +70,8 @@ def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
     found: list[str] = []
     text = str(schema.get("description", ""))
     for m in _EXAMPLES.finditer(text):
-        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", m[1])]
+        parts = re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", m[1])
+        found += [re.sub(r"(?:^|\s+)etc\.?$", "", p.strip()).strip(" '\"") for p in parts]
     found += [a or b for a, b in _QUOTED_HINT.findall(text)]
     for m in _BRACKETED.finditer(text):  # "The type of paint (Watercolor, Oil, Acrylic)."
         parts = [p.strip() for p in re.split(r",|\bor\b", m[1])]

@@ -26,7 +26,8 @@ def _after(tail: list[str]) -> tuple[str, ...]:
     if len(tail) >= 3 and tail[1] == "in" and tail[2] in _MEASURE:
         return tuple(tail[:3])
     if len(tail) >= 3 and tail[0] in _COPULA and tail[1] in ("a", "an", "the"):
-        return tuple(tail[:3])  # "University of California was a party": what it is
+        said = tail[:2] + [w for w in _kept(tail[2:4])]  # "'y' is the function variable"
+        return tuple(said)  # "University of California was a party": what it is
     said: list[str] = []
     for word in tail[:3]:
         if word in _JOINING and said:
@@ -35,3 +36,13 @@ def _after(tail: list[str]) -> tuple[str, ...]:
             return (word,)
         said.append(word)
     return tuple(said)
+
+
+def _kept(words: list[str]) -> list[str]:
+    """``words`` up to the first joining word."""
+    out: list[str] = []
+    for word in words:
+        if word in _JOINING:
+            break
+        out.append(word)
+    return out

@@ -16,7 +16,7 @@ from services.synth.generators.template.matching import _GENDERS, _evidence, _ge
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.specs import _kind, _Param, _stems, _strict
-from services.synth.generators.template.wording import sign
+from services.synth.generators.template.wording import _DIMENSIONS, sign
 from services.synth.surface import label
 
 _NEGATION = frozenset("not no without don't dont exclude excluding never".split())
@@ -401,6 +401,62 @@ def _none_said(param: _Param, text: str) -> list[Any]:
     return []
 
 
+_FROM_WORDS = frozenset("from source original input".split())
+_TO_WORDS = frozenset("to target desired output".split())
+
+
+def _converted(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
+    """The two units of a conversion ("15 kilometers … into miles", "How many feet is 3
+    meters?"): the unit a number is said in is the one converted from, another unit of the
+    same measure the one converted to."""
+    units = [p for p in params if p.kind == "string" and "unit" in label(p.name).lower().split()]
+    source = next((p for p in units if set(label(p.name).lower().split()) & _FROM_WORDS), None)
+    target = next((p for p in units if set(label(p.name).lower().split()) & _TO_WORDS), None)
+    if source is None or target is None:
+        return {}
+    for measure in _DIMENSIONS.values():
+        said = "|".join(sorted((re.escape(u) for u in measure if len(u) > 1), key=len)[::-1])
+        first = re.search(rf"\d\s*({said})\b", text, re.I)
+        if first is None:
+            continue
+        other = [m[1] for m in re.finditer(rf"\b({said})\b", text, re.I)]
+        other = [u for u in other if stem(u.lower()) != stem(first[1].lower())]
+        if other:
+            return {source.name: [first[1]], target.name: [other[0]]}
+    return {}
+
+
+def _emptied(param: _Param, text: str) -> list[Any]:
+    """An array said to be empty by its name's noun ("starting from an empty board" for
+    ``start_board``): one value, the empty list."""
+    if param.kind != "array":
+        return []
+    own = {stem(w) for w in label(param.name).lower().split()}
+    said = re.finditer(r"\bempty\s+([a-z]+)", text, re.I)
+    return [[]] if any(stem(m[1].lower()) in own for m in said) else []
+
+
+_PREFERRED = re.compile(r"\b([a-z]+)\s+(?:than|over|rather than|instead of)\s+([a-z]+)\b", re.I)
+
+
+def _versus(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
+    """A choice between two named in the parameter ("thinking_vs_feeling"), said as which
+    one is preferred over the other ("more towards feeling than thinking", "I prefer
+    intuition over sensing"): the preferred one."""
+    found: dict[str, list[Any]] = {}
+    for param in (p for p in params if p.kind == "string" and not _strict(p)):
+        said = label(param.name).lower().split()
+        if len(said) != 3 or said[1] not in ("vs", "versus", "or"):
+            continue
+        sides = {stem(said[0]): said[0], stem(said[2]): said[2]}
+        for m in _PREFERRED.finditer(text):
+            first, then = stem(m[1].lower()), stem(m[2].lower())
+            if {first, then} == set(sides):
+                found[param.name] = [sides[first]]
+                break
+    return found
+
+
 def _values(param: _Param, text: str) -> list[Any]:
     """The values ``param`` received (for an array: one list), optional ones only on evidence."""
     if param.kind == "boolean":
@@ -437,7 +493,7 @@ def _values(param: _Param, text: str) -> list[Any]:
     if not hints:
         return []
     if param.kind == "array":
-        return [hints]
+        return [hints + _scattered(param, text, hints) if _strict(param) else hints]
     if param.kind in ("integer", "number"):
         return []
     return hints[:1] if _strict(param) and not param.exclusive else hints
@@ -455,6 +511,17 @@ def _listed_with(option: str, found: Sequence[str], text: str) -> bool:
         )
         for o in others
     )
+
+
+def _scattered(param: _Param, text: str, found: Sequence[str]) -> list[str]:
+    """More options of a list, each of several words said apart ("the location and the
+    year when the park was established" for "Location" and "Established Year")."""
+    said = {_base(w) for w in words(text)}
+    return [
+        h
+        for h in param.hints
+        if h not in found and len(words(h)) > 1 and {_base(w) for w in words(h)} <= said
+    ]
 
 
 _OPTION_JOIN = r"\s*(?:,|,?\s*and|,?\s*or|&)\s*(?:(?<=\s)[a-z]+\s+)?"

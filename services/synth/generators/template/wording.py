@@ -104,7 +104,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = {
     "mole": frozenset("mol mole moles".split()),
     "length": frozenset(
         "m meter meters metre metres km kilometer kilometers cm mm mile miles ft feet foot "
-        "inch inches yard yards".split()
+        "inch inches yard yards centimeter centimeters millimeter millimeters".split()
     ),
     "time": frozenset("s sec secs second seconds min minute minutes hr hrs hour hours".split()),
     "charge": frozenset("coulomb coulombs".split()),
