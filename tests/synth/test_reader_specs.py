@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
-from services.synth.generators.template.specs import _param, undefaulted
+from services.synth.generators.template.specs import _hints, _param, undefaulted
 from tests.synth.test_reader_matching import _tool
 
 MIXING = _tool(
@@ -41,3 +41,19 @@ def test_a_value_goes_to_what_it_measures_not_to_the_words_of_a_default() -> Non
             {"mass1": 20, "temperature1": 30, "mass2": 15, "temperature2": 60},
         ),
     )
+
+
+def test_values_listed_after_i_e_are_offered_without_etc() -> None:
+    schema = {"type": "string", "description": "Which facts to return, i.e., referee, score etc."}
+    assert _hints(schema) == ("referee", "score")
+    match = _tool(
+        "get_match_info",
+        "Retrieve the facts of a football match by its code.",
+        {
+            "match_code": {"type": "string", "description": "The code of the match."},
+            "info_type": schema,
+        },
+        ["match_code", "info_type"],
+    )
+    calls = read("Who was the referee in the match numbered M-2291?", [match])
+    assert calls == (Call("get_match_info", {"match_code": "M-2291", "info_type": "referee"}),)

@@ -16,7 +16,7 @@ from services.synth.generators.template.phrases import ASK_WORDS, STOPWORDS, VER
 from services.synth.surface import label
 
 _EXAMPLES = re.compile(
-    r"(?:e\.g\.|eg\.|for example|such as|options include|options are|one of)[:,]?\s*"
+    r"(?:e\.g\.|eg\.|i\.e\.|for example|such as|options include|options are|one of)[:,]?\s*"
     r"(.+?)(?:\.\s|\.$|\)|$)",
     re.I,
 )
@@ -58,7 +58,8 @@ def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
     found: list[str] = []
     text = str(schema.get("description", ""))
     for m in _EXAMPLES.finditer(text):
-        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", m[1])]
+        said = re.sub(r"\s*\betc\b\.?", "", m[1])  # "victim, accused, verdict etc."
+        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", said)]
     found += [a or b for a, b in _QUOTED_HINT.findall(text)]
     items = schema.get("items", {}) if isinstance(schema.get("items"), Mapping) else {}
     enum = schema.get("enum") or items.get("enum") or ()
