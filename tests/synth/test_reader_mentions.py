@@ -83,6 +83,23 @@ def test_a_label_before_a_number_is_no_name() -> None:
     ]
 
 
+def test_a_number_after_of_is_no_part_of_a_name() -> None:
+    said = find_mentions("Show the claim with claim ID of 8812 and its status.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [
+        ("name", "ID"),
+        ("number", 8812.0),
+    ]
+    claim = _tool(
+        "claims.check",
+        "Check an insurance claim by its ID.",
+        {"claim_id": {"type": "integer", "description": "The claim's number."}},
+        ["claim_id"],
+    )
+    assert read("Show the claim with claim ID of 8812.", [claim]) == (
+        Call("claims.check", {"claim_id": 8812}),
+    )
+
+
 def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     first = find_mentions("Book 2 rooms in Oslo.")
     first.clear()

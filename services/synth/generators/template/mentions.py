@@ -76,7 +76,7 @@ _IDENT = re.compile(
 "johndoe@email.com"): one value each, never cut at their ``_``, ``/`` or ``.``."""
 _CAP = re.compile(
     r"(?<![\w'])(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
-    r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w])|\d+\b))*"
+    r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))|\s+\d+\b)*"
 )
 _NUMBERED = re.compile(r"(?:^|\s)(?:No\.?|Number|Nr\.?)(?:\s+\d+)?$")
 """A capitalised label that says a number follows ("Case No 28473", "Flight Number 330")."""
