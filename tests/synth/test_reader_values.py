@@ -212,6 +212,22 @@ def test_a_word_said_as_the_parameters_name_is_its_value() -> None:
     assert call.arguments == {"main_vegetable": "leek", "servings": 4}
 
 
+HEATING = _tool(
+    "heating_cost",
+    "Yearly cost of heating a house.",
+    {
+        "area": {"type": "integer", "description": "The floor area in square meters."},
+        "heating_source": {"type": "string", "description": "What the heating runs on."},
+    },
+    ["area", "heating_source"],
+)
+
+
+def test_a_word_before_a_hyphen_and_the_parameters_name_is_its_value() -> None:
+    (call,) = read("What does it cost to keep a 120 m2 oil-heated house warm?", [HEATING])
+    assert call.arguments == {"area": 120, "heating_source": "oil"}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -324,9 +324,24 @@ def _said_as(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
         name = r"[\s_-]+".join(re.escape(w) for w in label(param.name).lower().split())
         form = rf"\b([A-Za-z][\w-]*)\s+as\s+(?:the|my|a|an|its|their)\s+{name}\b"
         said = [m[1] for m in re.finditer(form, text, re.I) if m[1].lower() not in _STOP_BEFORE_AS]
-        if said:
+        if said or (said := _compounded(param, text)):
             found[param.name] = said
     return found
+
+
+_GENERIC_NAME = frozenset("type name kind value id".split())
+
+
+def _compounded(param: _Param, text: str) -> list[str]:
+    """A value said before a hyphen and a word of its parameter's name ("a gas-fueled car"
+    for ``fuel_type``, "a solar-powered home" for ``power_source``)."""
+    own = {_base(w) for w in words(label(param.name))} - _GENERIC_NAME
+    said = []
+    for m in re.finditer(r"(?<![\w-])([A-Za-z]{2,})-([A-Za-z]+)(?![\w-])", text):
+        value, word = m[1], m[2].lower()
+        if _base(word) in own and _base(value.lower()) not in param.stems:
+            said.append(value)
+    return said
 
 
 def _values(param: _Param, text: str) -> list[Any]:
