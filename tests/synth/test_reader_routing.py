@@ -22,6 +22,31 @@ def test_a_titles_period_ends_no_sentence() -> None:
     assert calls == (Call("lawsuit_search", {"entity": "Dr. Jane Roe", "county": "Marin"}),)
 
 
+PUBLISHED = _tool(
+    "literature.get_publicat",
+    "Retrieve a publication of a writer in a given year.",
+    {
+        "writer": {"type": "string", "description": "The writer."},
+        "year": {"type": "integer", "description": "The year."},
+    },
+    ["writer", "year"],
+)
+GCD = _tool(
+    "math.gcd",
+    "Greatest common divisor of two integers.",
+    {
+        "num1": {"type": "integer", "description": "First number."},
+        "num2": {"type": "integer", "description": "Second number."},
+    },
+    ["num1", "num2"],
+)
+
+
+def test_a_word_weighs_as_its_kin_in_the_tools_name_though_the_description_says_it() -> None:
+    calls = read("What was Mary Shelley's best known publication in 1818?", [GCD, PUBLISHED])
+    assert calls == (Call("literature.get_publicat", {"writer": "Mary Shelley", "year": 1818}),)
+
+
 HOTEL = _tool(
     "hotel_room_pricing.get",
     "Get pricing for a specific type of hotel room.",

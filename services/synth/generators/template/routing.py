@@ -169,15 +169,13 @@ def _asked(text: str) -> set[str]:
 
 def _overlap(said: set[str], spec: _Tool, idf: Mapping[str, float]) -> float:
     """The IDF-weighted words a clause shares with a tool; a word of the same family as a
-    tool's word ("projected" ~ "projection", "weigh" ~ "weight") counts as that word."""
+    tool's word ("projected" ~ "projection", "weigh" ~ "weight") counts as that word, and
+    as the weightiest of its family ("contribution" in a description, "contrib" in the
+    name: the name's weight)."""
     score = 0.0
     for word in said:
-        if word in spec.words:
-            score += spec.words[word] * idf[word]
-            continue
-        kin = next((w for w in spec.words if _kin(word, w)), None)
-        if kin is not None:
-            score += spec.words[kin] * idf[kin]
+        kin = [w for w in spec.words if w == word or _kin(word, w)]
+        score += max((spec.words[w] * idf[w] for w in kin), default=0.0)
     return score
 
 
