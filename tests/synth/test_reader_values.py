@@ -228,6 +228,31 @@ def test_a_word_before_a_hyphen_and_the_parameters_name_is_its_value() -> None:
     assert call.arguments == {"area": 120, "heating_source": "oil"}
 
 
+BRIDGE = _tool(
+    "bridge.get_details",
+    "Retrieve details of a bridge by its name and city.",
+    {
+        "name": {"type": "string", "description": "The name of the bridge."},
+        "city": {"type": "string", "description": "The city of the bridge."},
+        "detail": {"type": "string", "description": "The specific detail wanted about it."},
+    },
+    ["name", "city"],
+)
+
+
+def test_the_fact_a_question_asks_of_something_is_the_which_fact_parameters_value() -> None:
+    (call,) = read(
+        "Find the main span of the bridge named 'Golden Gate' in San Francisco.", [BRIDGE]
+    )
+    assert call.arguments == {
+        "name": "Golden Gate",
+        "city": "San Francisco",
+        "detail": "main span",
+    }
+    (call,) = read("Find the details of the bridge named 'Golden Gate' in San Francisco.", [BRIDGE])
+    assert call.arguments == {"name": "Golden Gate", "city": "San Francisco"}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -14,8 +14,8 @@ from typing import Any
 from services.synth.generators.template.fields import parse_value, split_fields
 from services.synth.generators.template.matching import _GENDERS, _evidence, _gendered
 from services.synth.generators.template.mentions import Mention, words
-from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.specs import _kind, _Param, _stems, _strict
+from services.synth.generators.template.phrases import STOPWORDS, stem
+from services.synth.generators.template.specs import _closed, _kind, _Param, _stems, _strict
 from services.synth.generators.template.wording import sign
 from services.synth.surface import label
 
@@ -324,9 +324,42 @@ def _said_as(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
         name = r"[\s_-]+".join(re.escape(w) for w in label(param.name).lower().split())
         form = rf"\b([A-Za-z][\w-]*)\s+as\s+(?:the|my|a|an|its|their)\s+{name}\b"
         said = [m[1] for m in re.finditer(form, text, re.I) if m[1].lower() not in _STOP_BEFORE_AS]
-        if said or (said := _compounded(param, text)):
+        if said or (said := _compounded(param, text)) or (said := _asked_for(param, text)):
             found[param.name] = said
     return found
+
+
+_ASKED_NOUN = re.compile(
+    r"\b(?:what's|what is|what are|what was|find|get|give me|tell me|show me|retrieve|fetch)"
+    r"\s+the\s+([a-z]+(?:\s+[a-z]+)?)\s+(?:of|for|about)\b",
+    re.I,
+)
+"""A question that opens with what it asks of something ("Find the size of …", "What's
+the power rating for …")."""
+
+
+_WHICH = frozenset(
+    _base(w)
+    for w in "detail details stat stats statistic statistics info information attribute "
+    "attributes aspect aspects metric metrics".split()
+)
+"""Words of a parameter's name that make it say which fact is asked ("detail",
+``info_type``, ``stat``)."""
+
+
+def _asked_for(param: _Param, text: str) -> list[str]:
+    """The fact a question asks of something, for a parameter that says which fact is asked
+    ("Find the size of the sculpture" for ``detail``), unless its words are the tool's or a
+    parameter's own ("the details of the sculpture")."""
+    if _closed(param) or not {_base(w) for w in words(label(param.name))} & _WHICH:
+        return []
+    said = _ASKED_NOUN.search(text)
+    if not said:
+        return []
+    own = {stem(w) for w in words(said[1])}
+    if own & (param.shared | set(param.stems)) or own & STOPWORDS:
+        return []
+    return [said[1]]
 
 
 _GENERIC_NAME = frozenset("type name kind value id".split())
