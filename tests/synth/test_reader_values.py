@@ -253,6 +253,22 @@ def test_the_fact_a_question_asks_of_something_is_the_which_fact_parameters_valu
     assert call.arguments == {"name": "Golden Gate", "city": "San Francisco"}
 
 
+RACE = _tool(
+    "race.find",
+    "Find running races in a city.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "distance": {"type": "string", "description": "The race distance: '5k' or '10k'."},
+    },
+    ["city"],
+)
+
+
+def test_an_option_of_a_number_and_a_units_letter_is_said_with_the_units_word() -> None:
+    (call,) = read("Find a 10-kilometer race in Boston.", [RACE])
+    assert call.arguments == {"city": "Boston", "distance": "10k"}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -76,7 +76,18 @@ def _found_hints(param: _Param, text: str) -> list[str]:
         if said and f" {said} " in lowered:
             found.append((lowered.index(f" {said} "), hint))
             lowered = lowered.replace(f" {said} ", " \x00 ")
+            continue
+        short = _SHORT_UNIT.fullmatch(said)  # "24h" said as "24 hour", "24-hour"
+        whole = short and re.search(rf" {short[1]} {short[2]}[a-z]* ", lowered)
+        if whole:
+            found.append((whole.start(), hint))
+            lowered = lowered[: whole.start()] + " \x00 " + lowered[whole.end() :]
     return [h for _, h in sorted(found)]
+
+
+_SHORT_UNIT = re.compile(r"(\d+(?:\.\d+)?) ([a-z]{1,2})")
+"""An option that is a number and a unit's letter ("24h", "4k"): said with the unit's
+word ("24 hour format")."""
 
 
 def _case_twins(hints: Sequence[object]) -> bool:
