@@ -100,6 +100,15 @@ def test_a_number_after_of_is_no_part_of_a_name() -> None:
     )
 
 
+def test_a_rating_out_of_five_or_ten_is_the_rating_and_a_day_is_not() -> None:
+    said = find_mentions("Hotels rated above 4/5 or 8.5/10, from 3/10 on.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [
+        ("number", 4.0),
+        ("number", 8.5),
+        ("code", "3/10"),
+    ]
+
+
 def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     first = find_mentions("Book 2 rooms in Oslo.")
     first.clear()

@@ -97,6 +97,13 @@ _TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
 _AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
 _SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)\.\s")
 _COUNTED = re.compile(r"\d+(?:\.\d+)?-[A-Za-z]+")
+_RATING = re.compile(
+    r"(?<!\bon )(?<!\bby )(?<!\buntil )(?<!\bfrom )(?<![\w./])"
+    r"(\d{1,2}(?:\.\d+)?)\s*/\s*(5|10)(?![\w/.]|\.\d)",
+    re.I,
+)
+"""A rating out of 5 or 10 ("above 4/5", "8.5/10"): the rating itself ("on 3/10" is a
+day)."""
 _ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.I)
 _NOT_PHRASE = frozenset(
     "know knowing get getting find finding see make do be have use using help learn compare "
@@ -255,6 +262,9 @@ def _found(text: str, reference: date | None, naming: frozenset[str]) -> tuple[M
     for m in _NUMBER.finditer(text):  # with a unit, currency, percent sign or exponent first
         if m["unit"] or m["pct"] or m["cur"] or "e" in m["num"].lower():
             found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
+    for m in _RATING.finditer(text):  # "above 4/5": a rating of 4 (out of 5)
+        if float(m[1]) <= float(m[2]):
+            found.add(m.start(), m.end(), "number", float(m[1]))
     for m in _ORDINAL.finditer(text):  # "the 16th century" (dates took theirs already)
         found.add(m.start(), m.end(), "number", float(m[1]))
     for m in _IDENT.finditer(text):
