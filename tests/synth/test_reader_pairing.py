@@ -176,3 +176,19 @@ EXCHANGE = _tool(
 def test_a_currency_said_with_its_country_word_is_its_code() -> None:
     (call,) = read("How many Japanese yen do I get for 300 British pounds?", [EXCHANGE])
     assert call.arguments == {"amount": 300, "from_currency": "GBP", "to_currency": "JPY"}
+
+
+STALLS = _tool(
+    "market.find_stalls",
+    "Find market stalls selling a product.",
+    {
+        "product": {"type": "string", "description": "The product the stalls should sell."},
+        "vegan": {"type": "boolean", "description": "If the product should be vegan."},
+    },
+    ["product"],
+)
+
+
+def test_a_flag_set_by_its_word_takes_that_word_from_the_text_value_it_opens() -> None:
+    (call,) = read("Find the top vegan cheese stalls at the market.", [STALLS])
+    assert call.arguments == {"product": "cheese", "vegan": True}

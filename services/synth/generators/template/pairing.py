@@ -14,7 +14,7 @@ from typing import Any
 from services.synth.generators.template.matching import _LISTED, _score
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.specs import _kind, _Param, _strict, _Tool
+from services.synth.generators.template.specs import _kind, _Param, _stems, _strict, _Tool
 from services.synth.surface import label
 
 
@@ -283,6 +283,7 @@ def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
     texts = [p.name for p in params if p.kind == "string" and p.name in values]
     if len(values) < 2 or not texts:
         return
+    _flag_word_out(params, values, texts)
     offered = {p.name: {h.lower() for h in p.hints} for p in params}
     for name in texts:
         for other in (t for t in texts if t != name):
@@ -296,6 +297,22 @@ def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
         values[name] = [v for v in values[name] if v not in inside]
     for name in [n for n in texts if not values[n]]:
         del values[name]
+
+
+def _flag_word_out(
+    params: Sequence[_Param], values: dict[str, list[Any]], texts: Sequence[str]
+) -> None:
+    """A flag set by its name's word takes that word from the plain text value it opens
+    ("organic bananas" with ``organic`` on: the product is "bananas")."""
+    flags = [p for p in params if p.kind == "boolean" and values.get(p.name) == [True]]
+    said = {w for p in flags for w in _stems(label(p.name))}
+    for name in texts:
+        values[name] = [
+            v.split(" ", 1)[1]
+            if isinstance(v, str) and " " in v and v[:1].islower() and stem(v.split()[0]) in said
+            else v
+            for v in values[name]
+        ]
 
 
 def _within(value: str, name: str, values: Mapping[str, list[Any]]) -> bool:
