@@ -57,3 +57,21 @@ def test_values_listed_after_i_e_are_offered_without_etc() -> None:
     )
     calls = read("Who was the referee in the match numbered M-2291?", [match])
     assert calls == (Call("get_match_info", {"match_code": "M-2291", "info_type": "referee"}),)
+
+
+SCORES = _tool(
+    "arcade.get_scores",
+    "Get the scores of a player in an arcade game.",
+    {
+        "game": {"type": "string", "description": "The name of the game."},
+        "username": {"type": "string", "description": "The player's handle."},
+        "team": {"type": "string", "description": "The team the user plays for."},
+    },
+    ["game", "username"],
+)
+
+
+def test_a_name_compounded_with_name_is_said_by_its_head_word() -> None:
+    assert _param("username", {"type": "string"}, True).stems["user"] == 2.0
+    calls = read("Show the scores in 'Tetris' for user 'kim22'.", [SCORES])
+    assert calls == (Call("arcade.get_scores", {"game": "Tetris", "username": "kim22"}),)

@@ -94,6 +94,9 @@ def _new_param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
         weights[word] = 1.0
     for word in _stems(label(name)):
         weights[word] = 2.0
+    for word in label(name).split():  # "username": "user" names it too
+        if len(word) > 6 and word.endswith("name"):
+            weights.update(dict.fromkeys(_stems(word[:-4]), 2.0))
     return _Param(name, schema, _kind(schema), required, weights, _hints(schema))
 
 
