@@ -208,6 +208,22 @@ def test_a_name_after_in_the_is_placed_for_an_optional_place() -> None:
     assert call.arguments == {"year": 2026, "country": "Netherlands"}
 
 
+SHOWS = _tool(
+    "show_ratings",
+    "Get the ratings of a TV show.",
+    {
+        "show": {"type": "string", "description": "The title of the show."},
+        "platform": {"type": "string", "description": "Where it streams. Default is all."},
+    },
+    ["show"],
+)
+
+
+def test_a_name_after_on_is_placed_for_an_optional_platform() -> None:
+    (call,) = read("Get the ratings of 'Dark' on Netflix.", [SHOWS])
+    assert call.arguments == {"show": "Dark", "platform": "Netflix"}
+
+
 TRANSLATE = _tool(
     "translate",
     "Translate a piece of text.",

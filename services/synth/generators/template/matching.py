@@ -384,10 +384,15 @@ def _evidence(param: _Param, mention: Mention) -> bool:
 
 def _placed(param: _Param, mention: Mention) -> bool:
     """A name said after "in", "near" or "at" ("in Rome, Italy", "in the Netherlands") for a
-    place parameter."""
+    place parameter; after "on" ("on Switch", "on Netflix") for a platform."""
     before = mention.before[:-1] if mention.before[-1:] == ("the",) else mention.before
+    if mention.kind == "name" and before[-1:] == ("on",):
+        return bool({stem(w) for w in words(label(param.name))} & _PLATFORM)
     said = mention.kind == "name" and before[-1:] and before[-1] in _PLACE_PREP
     return bool(said) and bool(param.stems.keys() & _PLACE)
+
+
+_PLATFORM = frozenset(stem(w) for w in "platform console network channel website site".split())
 
 
 def _near(param: _Param, mention: Mention, ahead: int = 2) -> bool:
