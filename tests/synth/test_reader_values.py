@@ -269,6 +269,26 @@ def test_an_option_of_a_number_and_a_units_letter_is_said_with_the_units_word() 
     assert call.arguments == {"city": "Boston", "distance": "10k"}
 
 
+ZOO = _tool(
+    "zoo_info",
+    "Retrieve information about a zoo.",
+    {
+        "zoo": {"type": "string", "description": "The name of the zoo."},
+        "features": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["feeding times", "aquarium", "prices"]},
+            "description": "What to tell about the zoo.",
+        },
+    },
+    ["zoo"],
+)
+
+
+def test_an_option_said_inside_a_longer_name_is_no_option_said() -> None:
+    (call,) = read("Get me the feeding times and prices of the Berlin Aquarium Zoo.", [ZOO])
+    assert call.arguments == {"zoo": "Berlin Aquarium Zoo", "features": ["feeding times", "prices"]}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -68,6 +68,7 @@ def _found_hints(param: _Param, text: str) -> list[str]:
             (re.search(rf"(?<!\w){re.escape(str(h))}(?!\w)", text), str(h)) for h in param.hints
         ]
         return [h for m, h in sorted((m.start(), h) for m, h in hits if m)]
+    text = _NAME_RUN.sub(lambda m: _own_name(m[0], param.hints), text)
     said = [p for w in words(text) for p in ([w, *w.split("-")] if "-" in w.strip("-") else [w])]
     lowered = f" {' '.join(_base(w) for w in said)} "  # "gas-powered" also says "gas"
     found = []
@@ -88,6 +89,22 @@ def _found_hints(param: _Param, text: str) -> list[str]:
 _SHORT_UNIT = re.compile(r"(\d+(?:\.\d+)?) ([a-z]{1,2})")
 """An option that is a number and a unit's letter ("24h", "4k"): said with the unit's
 word ("24 hour format")."""
+
+
+_NAME_RUN = re.compile(r"(?<![\w'-])[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]*)+")
+"""Capitalised words said together ("Natural History Museum"): a name."""
+
+
+def _own_name(name: str, hints: Sequence[str]) -> str:
+    """A name as said when a hint opens or closes it ("New York City", "Retrieve Personal
+    Info" at a sentence's start), else nothing: an option said inside a longer name
+    ("history" in "Natural History Museum") is no option said."""
+    said = " ".join(_base(w) for w in words(name))
+    for hint in hints:
+        own = " ".join(_base(w) for w in words(str(hint)))
+        if own and (f" {said} ".startswith(f" {own} ") or f" {said} ".endswith(f" {own} ")):
+            return name
+    return " "
 
 
 def _case_twins(hints: Sequence[object]) -> bool:
