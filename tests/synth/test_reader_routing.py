@@ -47,6 +47,28 @@ def test_a_word_weighs_as_its_kin_in_the_tools_name_though_the_description_says_
     assert calls == (Call("literature.get_publicat", {"writer": "Mary Shelley", "year": 1818}),)
 
 
+BAKERY = _tool(
+    "bakery.find_nearby",
+    "Locate nearby bakeries by what they sell.",
+    {
+        "location": {"type": "string", "description": "The city."},
+        "sells": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Bagels", "Coffee", "Cakes"]},
+            "description": "What the bakery sells.",
+        },
+    },
+    ["location"],
+)
+
+
+def test_also_after_that_or_which_adds_to_the_same_ask() -> None:
+    calls = read("Find a bagel bakery that also sells coffee in Paris.", [GCD, BAKERY])
+    assert calls == (
+        Call("bakery.find_nearby", {"location": "Paris", "sells": ["Bagels", "Coffee"]}),
+    )
+
+
 HOTEL = _tool(
     "hotel_room_pricing.get",
     "Get pricing for a specific type of hotel room.",

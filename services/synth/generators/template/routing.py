@@ -31,7 +31,8 @@ _TITLED = "".join(rf"(?<!\b{t}\.)" for t in ("Mr", "Mrs", "Ms", "Dr", "Prof"))
 
 _CLAUSE = re.compile(
     r"(?<=[?!])\s+|(?<=\.)" + _TITLED + r"\s+(?-i:(?![a-z]))|"  # "Apple Inc. is": no end
-    r"\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
+    r"\s*\b(?:(?<!\bthat\s)(?<!\bwhich\s)(?<!\bwho\s)also|"  # "a shop that also sells"
+    r"additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|followed by|furthermore|moreover|plus)\b,?\s*|"
     r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
     r"last(?!\s+" + _SPAN_WORDS + r"))\b)",
