@@ -192,3 +192,28 @@ STALLS = _tool(
 def test_a_flag_set_by_its_word_takes_that_word_from_the_text_value_it_opens() -> None:
     (call,) = read("Find the top vegan cheese stalls at the market.", [STALLS])
     assert call.arguments == {"product": "cheese", "vegan": True}
+
+
+DOJO = _tool(
+    "dojo.find_nearby",
+    "Locate nearby martial arts schools.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "classes": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Karate Classes", "Judo Classes"]},
+            "description": "Classes the school gives.",
+        },
+        "gear": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Karate", "Judo", "Boxing"]},
+            "description": "Gear the school sells.",
+        },
+    },
+    ["city"],
+)
+
+
+def test_an_option_inside_a_longer_option_another_list_took_is_none_of_its_own() -> None:
+    (call,) = read("Find a boxing dojo giving judo classes in Lyon.", [DOJO])
+    assert call.arguments == {"city": "Lyon", "classes": ["Judo Classes"], "gear": ["Boxing"]}

@@ -280,6 +280,7 @@ def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
     same one ("Monday" for ``day`` and for ``museum``), the one whose description offers it
     ("e.g. Monday, Tuesday") keeps it and the other lets it go; a further value that is part
     of another parameter's value ("C" of "C foot") is none."""
+    _in_longer_option(params, values)
     texts = [p.name for p in params if p.kind == "string" and p.name in values]
     if len(values) < 2 or not texts:
         return
@@ -297,6 +298,24 @@ def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
         values[name] = [v for v in values[name] if v not in inside]
     for name in [n for n in texts if not values[n]]:
         del values[name]
+
+
+def _in_longer_option(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
+    """An option whose words are all words of a longer option another list took ("violin"
+    of "violin lessons": the lessons, not the instrument ``Violins``) is none of its own."""
+    lists = {p.name: p for p in params if p.kind == "array" and _strict(p) and p.name in values}
+    said = {
+        name: [v for found in values[name] if isinstance(found, list) for v in found]
+        for name in lists
+    }
+    stems = {v: {stem(w) for w in words(str(v))} for found in said.values() for v in found}
+    for name in lists:
+        longer = [stems[v] for other in lists if other != name for v in said[other]]
+        gone = {v for v in said[name] if any(stems[v] < s for s in longer)}
+        if gone:
+            values[name] = [[v for v in found if v not in gone] for found in values[name]]
+            if not any(values[name]):
+                del values[name]
 
 
 def _flag_word_out(
