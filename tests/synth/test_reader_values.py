@@ -289,6 +289,28 @@ def test_an_option_said_inside_a_longer_name_is_no_option_said() -> None:
     assert call.arguments == {"zoo": "Berlin Aquarium Zoo", "features": ["feeding times", "prices"]}
 
 
+GALLERY = _tool(
+    "gallery.find_nearby",
+    "Locate nearby galleries.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "amenities": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Wheelchair Ramp", "Guided Tours", "Cafe"]},
+            "description": "What the gallery should offer.",
+        },
+    },
+    ["city"],
+)
+
+
+def test_the_long_first_word_of_an_option_said_alone_says_the_option() -> None:
+    (call,) = read("Find a gallery in Rome that wheelchair users can visit.", [GALLERY])
+    assert call.arguments == {"city": "Rome", "amenities": ["Wheelchair Ramp"]}
+    (call,) = read("Find a gallery in Rome for wheelchair users with a ramp.", [GALLERY])
+    assert call.arguments == {"city": "Rome"}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -83,7 +83,26 @@ def _found_hints(param: _Param, text: str) -> list[str]:
         if whole:
             found.append((whole.start(), hint))
             lowered = lowered[: whole.start()] + " \x00 " + lowered[whole.end() :]
+            continue
+        head = _head(param, said)  # "disabled people" for the option "Disabled Access"
+        rest = said.split()[1:]  # "guitar shop … violin lessons": "lessons" went elsewhere
+        if head and f" {head} " in lowered and not any(f" {w} " in lowered for w in rest):
+            found.append((lowered.index(f" {head} "), hint))
+            lowered = lowered.replace(f" {head} ", " \x00 ")
     return [h for _, h in sorted(found)]
+
+
+def _head(param: _Param, said: str) -> str | None:
+    """The first word of an enum option of several words, when that word is long and no
+    other option has it: said without the option's other words, it says the option alone
+    ("disabled people" for "Disabled Access")."""
+    first, *rest = said.split() or [""]
+    if not rest or not _strict(param) or len(first) < 6 or not first.isalpha():
+        return None
+    others = [h for h in param.hints if " ".join(_base(w) for w in words(h)) != said]
+    if any(first in {_base(w) for w in words(h)} for h in others):
+        return None
+    return first
 
 
 _SHORT_UNIT = re.compile(r"(\d+(?:\.\d+)?) ([a-z]{1,2})")
