@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
+from services.synth.generators.template.routing import _respelled
+from services.synth.generators.template.specs import _tool as _spec
 from tests.synth.test_reader_matching import _tool
 
 SUITS = _tool(
@@ -67,6 +69,23 @@ def test_also_after_that_or_which_adds_to_the_same_ask() -> None:
     assert calls == (
         Call("bakery.find_nearby", {"location": "Paris", "sells": ["Bagels", "Coffee"]}),
     )
+
+
+LOAN = _tool(
+    "loan_payment",
+    "Monthly payment of a loan.",
+    {
+        "principal": {"type": "integer", "description": "The amount borrowed."},
+        "interest": {"type": "number", "description": "Yearly rate. Default 0.05."},
+    },
+    ["principal"],
+)
+
+
+def test_a_word_one_letter_off_a_parameters_name_is_that_word() -> None:
+    calls = read("What is the monthly payment on 20000 borrowed at an intrest of 0.04?", [LOAN])
+    assert calls == (Call("loan_payment", {"principal": 20000, "interest": 0.04}),)
+    assert _respelled("the 'intrest' and interests", [_spec(LOAN)]) == "the 'intrest' and interests"
 
 
 HOTEL = _tool(

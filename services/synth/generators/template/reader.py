@@ -53,7 +53,12 @@ from services.synth.generators.template.pairing import (
     _unplaced,
 )
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.routing import _route, _unquoted_names, _unwrapped
+from services.synth.generators.template.routing import (
+    _respelled,
+    _route,
+    _unquoted_names,
+    _unwrapped,
+)
 from services.synth.generators.template.scenes import (
     _followed,
     _joined,
@@ -90,7 +95,7 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     specs = [_tool(t) for t in tools]
     if not specs or not query.strip():
         return ()
-    query = _unquoted_names(_unwrapped(query), specs)
+    query = _respelled(_unquoted_names(_unwrapped(query), specs), specs)
     calls: list[Call] = []
     for spec, texts in _runs(_route(query, specs)):
         new = _run_calls(spec, texts, calls, reference)

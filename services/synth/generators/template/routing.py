@@ -99,6 +99,41 @@ def _unquoted_names(query: str, specs: Sequence[_Tool]) -> str:
     return _NAMED.sub(said, query)
 
 
+def _respelled(query: str, specs: Sequence[_Tool]) -> str:
+    """A word one letter off a long word of a parameter's name ("acceleeration" for
+    ``acceleration``) as that word: a slip of the keyboard, not another word. Never inside
+    quotes, never a capitalised word, never a change at the word's end ("formats")."""
+    vocab = {
+        w
+        for spec in specs
+        for name, _, _ in spec.props
+        for w in label(name).lower().split()
+        if len(w) >= 8 and w.isalpha()
+    }
+    if not vocab:
+        return query
+    grouped = [g.span() for g in _GROUPED.finditer(query)]
+
+    def said(m: re.Match[str]) -> str:
+        word = m[0]
+        if word in vocab or not word.islower() or any(a < m.start() < b for a, b in grouped):
+            return word
+        return next((v for v in sorted(vocab) if _slip(word, v)), word)
+
+    return re.sub(r"(?<![\w'-])[A-Za-z]{7,}(?![\w'-])", said, query)
+
+
+def _slip(said: str, word: str) -> bool:
+    """Whether ``said`` is ``word`` with one letter added, dropped or changed, away from
+    the last three letters."""
+    if abs(len(said) - len(word)) > 1 or said == word:
+        return False
+    at = next((i for i, (a, b) in enumerate(zip(said, word, strict=False)) if a != b), None)
+    if at is None or at >= min(len(said), len(word)) - 3:
+        return False
+    return any(said[at + a :] == word[at + b :] for a, b in ((1, 1), (1, 0), (0, 1)))
+
+
 def _names_param(
     specs: Sequence[_Tool], segments: Sequence[tuple[int, list[str]]], clause: str
 ) -> bool:
