@@ -109,6 +109,14 @@ def test_a_rating_out_of_five_or_ten_is_the_rating_and_a_day_is_not() -> None:
     ]
 
 
+def test_a_note_with_its_sharp_is_one_name() -> None:
+    said = find_mentions("Play it in F# minor, not in G.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [
+        ("name", "F#"),
+        ("name", "G"),
+    ]
+
+
 def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     first = find_mentions("Book 2 rooms in Oslo.")
     first.clear()

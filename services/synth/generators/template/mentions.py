@@ -75,9 +75,11 @@ _IDENT = re.compile(
 """Identifiers, paths, file names and e-mail addresses ("personal_data", "C:/data/cars.csv",
 "johndoe@email.com"): one value each, never cut at their ``_``, ``/`` or ``.``."""
 _CAP = re.compile(
-    r"(?<![\w'])(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
+    r"(?<![\w'])(?:[A-G]#(?![\w#])|[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))"
+    r"(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
     r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))|\s+\d+\b)*"
 )
+"""Runs of capitalised words; a note with its sharp ("C# major", "F#") is one word."""
 _NUMBERED = re.compile(r"(?:^|\s)(?:No\.?|Number|Nr\.?)(?:\s+\d+)?$")
 """A capitalised label that says a number follows ("Case No 28473", "Flight Number 330")."""
 _PHRASE = re.compile(
