@@ -117,6 +117,14 @@ def test_a_note_with_its_sharp_is_one_name() -> None:
     ]
 
 
+def test_a_month_run_into_its_day_by_a_period_is_a_date() -> None:
+    said = find_mentions("Book it for Sept.3, 2026 or Oct. 4, 2026.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [
+        ("date", "2026-09-03"),
+        ("date", "2026-10-04"),
+    ]
+
+
 def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     first = find_mentions("Book 2 rooms in Oslo.")
     first.clear()

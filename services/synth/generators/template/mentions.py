@@ -106,6 +106,10 @@ _RATING = re.compile(
 )
 """A rating out of 5 or 10 ("above 4/5", "8.5/10"): the rating itself ("on 3/10" is a
 day)."""
+_MONTH_DOT = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.(?=\d)", re.I
+)
+"""A month's name run into its day by a period ("March.11, 2022"): a date as "March 11"."""
 _ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.I)
 _NOT_PHRASE = frozenset(
     "know knowing get getting find finding see make do be have use using help learn compare "
@@ -311,7 +315,7 @@ def _find_dates(found: _Spans, reference: date | None) -> None:
     for m in _STAMP.finditer(text):
         found.add(m.start(), m.end(), "datetime", f"{m[1]}T{m[2]}:{m[3]}:00Z")
     times = find_times(text)
-    dated = find_dates(text)
+    dated = find_dates(_MONTH_DOT.sub(lambda m: m[0][:-1] + " ", text))
     for start, end, iso in dated:
         joined = _joined_time(text, end, times)
         if joined:
