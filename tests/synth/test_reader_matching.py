@@ -224,6 +224,22 @@ def test_a_name_after_on_is_placed_for_an_optional_platform() -> None:
     assert call.arguments == {"show": "Dark", "platform": "Netflix"}
 
 
+CLOSING = _tool(
+    "closing_price",
+    "Get the closing stock price of a company on a date.",
+    {
+        "company": {"type": "string", "description": "Name of the company."},
+        "date": {"type": "string", "description": "The date of the stock price, yyyy-mm-dd."},
+    },
+    ["company", "date"],
+)
+
+
+def test_a_date_parameter_takes_no_name_without_a_digit() -> None:
+    (call,) = read("Get the NYSE stock price of the company Boeing on May 4, 2021.", [CLOSING])
+    assert call.arguments == {"company": "Boeing", "date": "2021-05-04"}
+
+
 TRANSLATE = _tool(
     "translate",
     "Translate a piece of text.",

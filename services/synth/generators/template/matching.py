@@ -82,6 +82,8 @@ def _score(param: _Param, mention: Mention) -> float:
         compat = 0.9  # "patient with id 546382"
     if kind == "string" and _never_text(param, mention):
         return 0.0
+    if kind == "string" and _no_date(param, mention):
+        return 0.0  # "the NASDAQ stock price … on March 11": NASDAQ is no date
     if kind == "string" and mention.kind == "name":
         compat = _name_fit(param)
     if kind == "string" and re.search(r"(?:^|_)id$", param.name, re.I):
@@ -129,6 +131,24 @@ def _named_as(param: _Param, mention: Mention) -> bool:
     if len(said) != len(own) + 1 or said[-1] not in ("is", "was", "are"):
         return False
     return {stem(w) for w in said[:-1]} == own  # its whole name: "gauge pressure is"
+
+
+def _no_date(param: _Param, mention: Mention) -> bool:
+    """Whether a name or phrase without a digit is said for a date parameter ("April
+    2022" may be one)."""
+    said = mention.kind in ("name", "phrase") and not re.search(r"\d", mention.text)
+    return said and _dated(param)
+
+
+def _dated(param: _Param) -> bool:
+    """Whether a text parameter is a date: named one ("date", "start_date") and said in a
+    date format, or with a format of its schema."""
+    said = label(param.name).lower().split()
+    fmt = param.schema.get("format") in ("date", "date-time")
+    return fmt or (said[-1:] == ["date"] and bool(_DATE_FORMAT.search(undefaulted(param.schema))))
+
+
+_DATE_FORMAT = re.compile(r"y{2,4}|\bmm\b|\bdd\b|\bISO\b|\bformat\b", re.I)
 
 
 def _place_only(param: _Param) -> bool:
