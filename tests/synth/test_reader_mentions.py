@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from services.synth.calls import Call
-from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.mentions import find_mentions, relative_dates
 from services.synth.generators.template.reader import read
 from tests.synth.test_reader_matching import _tool
 
@@ -58,6 +60,14 @@ def test_a_relative_date_without_a_reference_is_kept_as_said() -> None:
     assert ("date", "next Friday") in said
     dated = find_mentions("Tickets for next Friday, June 30th 2023, please.")
     assert [m.value for m in dated if m.kind == "date"] == ["2023-06-30"]  # the day said
+
+
+def test_next_month_is_a_relative_date_unless_a_month_of_a_year_is_said() -> None:
+    said = [(m.kind, m.value) for m in find_mentions("Find jazz concerts in Oslo next month.")]
+    assert ("date", "next month") in said
+    dated = find_mentions("Find jazz concerts in Oslo next month (May 2027).")
+    assert not [m for m in dated if m.kind == "date"]
+    assert relative_dates("next month", date(2027, 1, 31)) == [(0, 10, "2027-02-01")]
 
 
 def test_a_relative_date_said_for_a_formatted_parameter_stays_as_said() -> None:

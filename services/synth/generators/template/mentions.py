@@ -106,6 +106,12 @@ _RATING = re.compile(
 )
 """A rating out of 5 or 10 ("above 4/5", "8.5/10"): the rating itself ("on 3/10" is a
 day)."""
+_MONTH_YEAR = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)\s+\d{4}\b",
+    re.I,
+)
+"""A month of a year ("April 2022"): the day a relative date ("next month") names."""
 _MONTH_DOT = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.(?=\d)", re.I
 )
@@ -123,7 +129,7 @@ _SET = re.compile(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)
 _RELATIVE = re.compile(
     r"\b(today|tomorrow|yesterday|the day after tomorrow|"
     r"(?:next|this|coming|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"in\s+(\d+|two|three|four|five|six|seven|ten)\s+days|next\s+week)\b",
+    r"in\s+(\d+|two|three|four|five|six|seven|ten)\s+days|next\s+week|next\s+month)\b",
     re.I,
 )
 _NOT_NAMES = frozenset("i i'm i'd i'll also then and please can could what how".split())
@@ -180,6 +186,8 @@ def relative_dates(text: str, reference: date) -> list[tuple[int, int, str]]:
             day = reference + timedelta(days=2)
         elif said == "next week":
             day = reference + timedelta(days=7)
+        elif said == "next month":  # its first day
+            day = (reference.replace(day=1) + timedelta(days=32)).replace(day=1)
         elif m[2]:
             ahead = (_WEEKDAYS.index(m[2].lower()) - reference.weekday() - 1) % 7 + 1
             day = reference + timedelta(days=ahead)
@@ -325,7 +333,8 @@ def _find_dates(found: _Spans, reference: date | None) -> None:
         found.add(m.start(), m.end(), "code", m[0])
     for start, end, iso in relative_dates(text, reference) if reference else ():
         found.add(start, end, "date", iso)
-    for m in _RELATIVE.finditer(text) if reference is None and not dated else ():
+    undated = reference is None and not dated and not _MONTH_YEAR.search(text)
+    for m in _RELATIVE.finditer(text) if undated else ():
         start = m.start() + (len(m[0]) - len(m[0][3:]) if m[0].lower().startswith("on ") else 0)
         found.add(start, m.end(), "date", text[start : m.end()])  # no day to count from
     for start, end, clock in times:
