@@ -311,6 +311,22 @@ def test_the_long_first_word_of_an_option_said_alone_says_the_option() -> None:
     assert call.arguments == {"city": "Rome"}
 
 
+SALES = _tool(
+    "sales_forecast",
+    "Forecast the sales of a store.",
+    {
+        "store": {"type": "string", "description": "The store's city."},
+        "weeks": {"type": "integer", "description": "How many weeks ahead."},
+    },
+    ["store", "weeks"],
+)
+
+
+def test_a_span_of_time_said_once_without_a_number_counts_one() -> None:
+    (call,) = read("Forecast the sales of the store in Leeds over the coming week.", [SALES])
+    assert call.arguments == {"store": "Leeds", "weeks": 1}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -444,6 +444,8 @@ def _values(param: _Param, text: str) -> list[Any]:
                 spans = [m for m in spans if m.kind != "spelled"]
             return [[v for m in spans for v in _convert(param, m)]]
         return [_convert(param, m) for m in spans]
+    if param.kind == "integer" and _one_unit(param, text):
+        return [1]  # "for the next month" for ``months``
     if param.kind == "string" and not _strict(param) and _gendered(param):
         said = _GENDER.search(text)  # "the top female player": said by its word alone
         if said:
@@ -460,6 +462,19 @@ def _values(param: _Param, text: str) -> list[Any]:
     if param.kind in ("integer", "number"):
         return []
     return hints[:1] if _strict(param) and not param.exclusive else hints
+
+
+_UNITS = frozenset("minute hour day week month quarter year decade century".split())
+
+
+def _one_unit(param: _Param, text: str) -> bool:
+    """Whether a count of a span of time (``months``, ``num_days``) is said as one such
+    span with no number ("for the next month", "over the past year")."""
+    unit = [w for w in label(param.name).lower().split() if w.rstrip("s") in _UNITS]
+    if len(unit) != 1 or not unit[0].endswith("s"):
+        return False
+    said = rf"\b(?:next|past|last|coming|upcoming|following|previous)\s+{unit[0][:-1]}\b"
+    return bool(re.search(said, text, re.I))
 
 
 _BRACED = re.compile(r"\{[^{}]*\}")
