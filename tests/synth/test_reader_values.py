@@ -327,6 +327,26 @@ def test_a_span_of_time_said_once_without_a_number_counts_one() -> None:
     assert call.arguments == {"store": "Leeds", "weeks": 1}
 
 
+REVIEWS = _tool(
+    "hotel_reviews",
+    "Get what guests say of a hotel.",
+    {
+        "hotel": {"type": "string", "description": "The hotel's name."},
+        "aspect": {
+            "type": "string",
+            "enum": ["cleaning", "parking"],
+            "description": "What the reviews should be about.",
+        },
+    },
+    ["hotel", "aspect"],
+)
+
+
+def test_a_plural_of_an_ing_word_says_that_word() -> None:
+    (call,) = read("How are the cleanings at the Hotel Adlon?", [REVIEWS])
+    assert call.arguments == {"hotel": "Hotel Adlon", "aspect": "cleaning"}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

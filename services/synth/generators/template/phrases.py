@@ -107,6 +107,8 @@ def stem(word: str) -> str:
     for suffix in ("ies", "ing", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            if suffix == "s" and word.endswith("ing") and len(word) > 5:
+                word = word[:-3]  # "ratings" meets "rating": both "rat"
             break
     return word
 
