@@ -347,6 +347,28 @@ def test_a_plural_of_an_ing_word_says_that_word() -> None:
     assert call.arguments == {"hotel": "Hotel Adlon", "aspect": "cleaning"}
 
 
+CAR_FACTS = _tool(
+    "car_facts",
+    "Get the price and mileage of a car model.",
+    {
+        "model": {"type": "string", "description": "The car model."},
+        "facts": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["price", "mileage"]},
+            "description": "The facts to get. Default is 'price'.",
+        },
+    },
+    ["model"],
+)
+
+
+def test_options_said_one_after_another_are_asked_though_the_tool_says_them() -> None:
+    (call,) = read("Get the price and mileage of the model 'Golf'.", [CAR_FACTS])
+    assert call.arguments == {"model": "Golf", "facts": ["price", "mileage"]}
+    (call,) = read("Get the price of the model 'Golf'.", [CAR_FACTS])
+    assert call.arguments == {"model": "Golf"}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -450,10 +450,12 @@ def _values(param: _Param, text: str) -> list[Any]:
         said = _GENDER.search(text)  # "the top female player": said by its word alone
         if said:
             return [said[0].lower()]
+    found = _found_hints(param, text)
+    listed = param.kind == "array" and _strict(param) and _options_listed(found, text)
     hints = [
         h
-        for h in _found_hints(param, text)
-        if param.required or not _own(param, h) or (_strict(param) and len(words(h)) > 1)
+        for h in found
+        if param.required or listed or not _own(param, h) or (_strict(param) and len(words(h)) > 1)
     ]  # an option of several words said whole ("a tennis court") is asked, the tool's or not
     if not hints:
         return []
@@ -462,6 +464,18 @@ def _values(param: _Param, text: str) -> list[Any]:
     if param.kind in ("integer", "number"):
         return []
     return hints[:1] if _strict(param) and not param.exclusive else hints
+
+
+def _options_listed(found: Sequence[str], text: str) -> bool:
+    """Whether two or more options of a list are said one after another ("the average price
+    and ratings"): asked, though the tool's own words say them too."""
+    if len(found) < 2:
+        return False
+    stems = [{_base(w) for w in words(h)} for h in found]
+    said = [_base(w) for w in words(text)]
+    at = [next((i for i, w in enumerate(said) if w in s), -1) for s in stems]
+    gaps = [said[a + 1 : b] for a, b in pairwise(sorted(at))]
+    return -1 not in at and all(g in ([], ["and"], ["or"]) for g in gaps)
 
 
 _UNITS = frozenset("minute hour day week month quarter year decade century".split())
