@@ -240,6 +240,22 @@ def test_a_date_parameter_takes_no_name_without_a_digit() -> None:
     assert call.arguments == {"company": "Boeing", "date": "2021-05-04"}
 
 
+GEAR = _tool(
+    "gear_details",
+    "Get details of a piece of gear.",
+    {
+        "item": {"type": "string", "description": "The item."},
+        "maker": {"type": "string", "description": "The maker."},
+    },
+    ["item", "maker"],
+)
+
+
+def test_a_name_said_after_from_goes_to_who_makes_or_sells() -> None:
+    (call,) = read("Get details of the tent from Vaude.", [GEAR])
+    assert call.arguments == {"item": "tent", "maker": "Vaude"}
+
+
 TRANSLATE = _tool(
     "translate",
     "Translate a piece of text.",

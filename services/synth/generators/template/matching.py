@@ -105,6 +105,8 @@ def _score(param: _Param, mention: Mention) -> float:
     if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
         near = mention.before[-1] in ("near", "around")  # says a place, "in" says less
         context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
+    if mention.kind == "name" and mention.before[-1:] == ("from",) and _maker(param):
+        context += 1.0  # "piano from Yamaha" for a manufacturer
     if mention.kind == "name" and _names_itself(param, mention):
         context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
     if _named_as(param, mention):
@@ -410,6 +412,16 @@ def _placed(param: _Param, mention: Mention) -> bool:
         return bool({stem(w) for w in words(label(param.name))} & _PLATFORM)
     said = mention.kind == "name" and before[-1:] and before[-1] in _PLACE_PREP
     return bool(said) and bool(param.stems.keys() & _PLACE)
+
+
+_MAKERS = frozenset(
+    stem(w) for w in "manufacturer maker brand vendor supplier provider retailer store".split()
+)
+
+
+def _maker(param: _Param) -> bool:
+    """Whether a parameter names who makes or sells something: said after "from"."""
+    return bool({stem(w) for w in words(label(param.name))} & _MAKERS)
 
 
 _PLATFORM = frozenset(stem(w) for w in "platform console network channel website site".split())
