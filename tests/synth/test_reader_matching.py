@@ -256,6 +256,22 @@ def test_a_name_said_after_from_goes_to_who_makes_or_sells() -> None:
     assert call.arguments == {"item": "tent", "maker": "Vaude"}
 
 
+RECORD = _tool(
+    "record_price",
+    "Fetch the price of a record.",
+    {
+        "record_name": {"type": "string", "description": "The name of the record."},
+        "artist": {"type": "string", "description": "The artist's name."},
+    },
+    ["record_name", "artist"],
+)
+
+
+def test_a_name_said_as_an_owner_is_no_name_of_a_thing() -> None:
+    (call,) = read("Find the price of Nina Simone's album 'Pastel Blues'.", [RECORD])
+    assert call.arguments == {"record_name": "Pastel Blues", "artist": "Nina Simone"}
+
+
 TRANSLATE = _tool(
     "translate",
     "Translate a piece of text.",

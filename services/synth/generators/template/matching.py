@@ -85,7 +85,7 @@ def _score(param: _Param, mention: Mention) -> float:
     if kind == "string" and _no_date(param, mention):
         return 0.0  # "the NASDAQ stock price … on March 11": NASDAQ is no date
     if kind == "string" and mention.kind == "name":
-        compat = _name_fit(param)
+        compat = _name_fit(param) * (0.5 if _owned_thing(param, mention) else 1.0)
     if kind == "string" and re.search(r"(?:^|_)id$", param.name, re.I):
         compat = {"code": 1.0, "name": 0.6}.get(mention.kind, compat)  # "ID rs6034464"
     if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
@@ -194,6 +194,16 @@ _ENTITY = frozenset(
 
 
 _CATEGORY = frozenset("type level format mode unit category status kind detail order".split())
+
+
+def _owned_thing(param: _Param, mention: Mention) -> bool:
+    """Whether a name said as an owner ("Van Gogh's painting") is offered to the name of a
+    thing that is no one ("artwork_name", "song_title"): the owner made or has it."""
+    said = {stem(w) for w in words(label(param.name))}
+    thing = bool(said & {"name", "title"}) and not said & {
+        stem(w) for w in _ENTITY - {"name", "title"}
+    }
+    return thing and mention.after == ("s",)
 
 
 def _name_fit(param: _Param) -> float:
