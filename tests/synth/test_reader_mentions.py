@@ -135,6 +135,22 @@ def test_a_month_run_into_its_day_by_a_period_is_a_date() -> None:
     ]
 
 
+RANKING = _tool(
+    "sport_ranking",
+    "Get the world ranking of a player.",
+    {
+        "sport": {"type": "string", "description": "The sport."},
+        "player_name": {"type": "string", "description": "The player's name."},
+    },
+    ["sport", "player_name"],
+)
+
+
+def test_a_name_after_a_noun_and_a_comma_is_what_the_noun_names() -> None:
+    (call,) = read("Find the world ranking of a Squash player, Nour El Sherbini.", [RANKING])
+    assert call.arguments == {"sport": "Squash", "player_name": "Nour El Sherbini"}
+
+
 def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     first = find_mentions("Book 2 rooms in Oslo.")
     first.clear()

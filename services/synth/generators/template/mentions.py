@@ -106,6 +106,8 @@ _RATING = re.compile(
 )
 """A rating out of 5 or 10 ("above 4/5", "8.5/10"): the rating itself ("on 3/10" is a
 day)."""
+_APPOSED = re.compile(r"\s+([a-z]+),\s*")
+"""A noun and a comma right before a name: the name is what the noun names."""
 _MONTH_YEAR = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december)\s+\d{4}\b",
@@ -460,11 +462,15 @@ def _mention(
     yield after"); six when they start with "as"."""
     said = text[max(0, start - 60, floor) : start]
     if floor > start - 60:  # "12 feet in length and 8 feet": what is said before the
-        said = _JOINED.split(said)[-1]  # join describes the value before it
+        pieces = _JOINED.split(said)  # join describes the value before it
+        apposed = _APPOSED.fullmatch(said) if kind == "name" else None  # "a player, Serena"
+        said = apposed[1] if apposed else pieces[-1]
     before = tuple(words(said)[-5:])
     tail = words(text[end : end + 60])
     if tail[:1] == ["as"]:
         after = tuple(tail[:6])
+    elif kind == "name" and _APPOSED.fullmatch(text[end:ceiling]):
+        after = ()  # "a Tennis player, Serena Williams": the player is the next name
     else:
         after = _after(words(_PUNCT.split(text[end : min(end + 60, ceiling)], 1)[0]))
     if kind == "number" and text[start] in "$€£":
