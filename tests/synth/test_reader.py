@@ -1665,3 +1665,18 @@ def test_a_count_before_each_calls_values_asks_it_that_many_times() -> None:
     assert [(c.arguments["low"], c.arguments["high"]) for c in calls] == [
         (1, 6), (1, 6), (10, 20), (10, 20), (10, 20),
     ]  # fmt: skip
+
+
+def test_an_offered_value_said_is_taken_out_as_a_word_not_inside_others() -> None:
+    slope = _tool(
+        "calculus.slope",
+        "Compute the slope of a function at a point.",
+        {
+            "function": {"type": "string", "description": "The function."},
+            "point": {"type": "integer", "description": "Where the slope is wanted."},
+            "variable": {"type": "string", "description": "The variable, e.g. x or y."},
+        },
+        ["function", "point"],
+    )
+    (call,) = read("Compute the slope of the function 3x^2 at x = 4.", [slope])
+    assert call.arguments == {"variable": "x", "function": "3x**2", "point": 4}

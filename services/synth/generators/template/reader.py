@@ -162,7 +162,8 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             if hints:
                 values[param.name] = [hints] if param.kind == "array" else hints
                 said = "|".join(re.escape(h) for h in hints)
-                text = re.sub(rf"['\"“]?(?:{said})['\"”]?", " ", text, flags=re.I)
+                said = rf"['\"“]?(?<!\w)(?:{said})(?:e?s)?(?!\w)['\"”]?"  # not the x of 2x^2
+                text = re.sub(said, " ", text, flags=re.I)
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
     naming = _naming(spec)
