@@ -272,6 +272,22 @@ def test_a_name_said_as_an_owner_is_no_name_of_a_thing() -> None:
     assert call.arguments == {"record_name": "Pastel Blues", "artist": "Nina Simone"}
 
 
+TEAM_RANK = _tool(
+    "team_ranking",
+    "Get the ranking of a national team in a year.",
+    {
+        "team_name": {"type": "string", "description": "The team."},
+        "league": {"type": "string", "description": "The league the team plays in."},
+    },
+    ["team_name", "league"],
+)
+
+
+def test_an_owners_noun_that_is_a_parameters_name_says_that_parameter() -> None:
+    (call,) = read("What is the UEFA ranking of Spain's women football team?", [TEAM_RANK])
+    assert call.arguments == {"team_name": "Spain", "league": "UEFA"}
+
+
 TRANSLATE = _tool(
     "translate",
     "Translate a piece of text.",

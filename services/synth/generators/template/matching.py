@@ -115,8 +115,10 @@ def _score(param: _Param, mention: Mention) -> float:
         if word == "=" + param.name.lower():
             return compat * 100.0
         context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+    owner = mention.after[:1] == ("s",)  # "Germany's men soccer team": only a team says
     for distance, word in enumerate(mention.after):
-        context += param.stems.get(stem(word), 0.0) / (1.0 + 0.5 * distance)
+        weight = param.stems.get(stem(word), 0.0)
+        context += 0.0 if owner and weight < 2.0 else weight / (1.0 + 0.5 * distance)
     if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
         fit = unit_fit(f"{label(param.name)} {undefaulted(schema)}", mention)
         if fit < 0:
@@ -203,7 +205,7 @@ def _owned_thing(param: _Param, mention: Mention) -> bool:
     thing = bool(said & {"name", "title"}) and not said & {
         stem(w) for w in _ENTITY - {"name", "title"}
     }
-    return thing and mention.after == ("s",)
+    return thing and mention.after[:1] == ("s",)
 
 
 def _name_fit(param: _Param) -> float:
