@@ -217,3 +217,23 @@ DOJO = _tool(
 def test_an_option_inside_a_longer_option_another_list_took_is_none_of_its_own() -> None:
     (call,) = read("Find a boxing dojo giving judo classes in Lyon.", [DOJO])
     assert call.arguments == {"city": "Lyon", "classes": ["Judo Classes"], "gear": ["Boxing"]}
+
+
+NUTRITION = _tool(
+    "nutrition_facts",
+    "Nutrition facts of a food.",
+    {
+        "food": {"type": "string", "description": "The food."},
+        "facts": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Sugar", "Salt", "Fat"]},
+            "description": "Which facts.",
+        },
+    },
+    ["food", "facts"],
+)
+
+
+def test_a_phrase_that_is_an_option_of_a_closed_list_is_no_other_value() -> None:
+    (call,) = read("Check the amount of sugar and salt in a mango.", [NUTRITION])
+    assert call.arguments == {"food": "mango", "facts": ["Sugar", "Salt"]}

@@ -19,8 +19,9 @@ from services.synth.surface import label
 
 
 def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention]:
-    """Without the names, codes and quotes that are an option of a parameter with a closed
-    set of values ("Drama and Comedy movies" for a ``category`` enum, "premium_economy"), or
+    """Without the names, codes, quotes and phrases that are an option of a parameter with a
+    closed set of values ("Drama and Comedy movies" for a ``category`` enum,
+    "premium_economy", "the amount of protein"), or
     two or more of the examples a parameter's description offers ("Drama and Comedy" for
     "e.g. Drama, Comedy"): that parameter takes them, no other one. One example said alone
     ("from HSBC" for "e.g. HSBC") may be one value among others of its own parameter."""
@@ -31,11 +32,8 @@ def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Ment
         options |= offered if len(offered) > 1 else set()
     if not options:
         return mentions
-    return [
-        m
-        for m in mentions
-        if m.kind not in ("name", "code", "quoted") or str(m.value).lower() not in options
-    ]
+    kinds = ("name", "code", "quoted", "phrase")  # "the amount of protein" for an enum's
+    return [m for m in mentions if m.kind not in kinds or str(m.value).lower() not in options]
 
 
 _CURRENCY = re.compile(
