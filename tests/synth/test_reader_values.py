@@ -369,6 +369,28 @@ def test_options_said_one_after_another_are_asked_though_the_tool_says_them() ->
     assert call.arguments == {"model": "Golf"}
 
 
+MACROS = _tool(
+    "macros",
+    "Macronutrients of a dish.",
+    {
+        "dish": {"type": "string", "description": "The dish."},
+        "nutrients": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Protein", "Carbohydrates", "Fat"]},
+            "description": "Which nutrients.",
+        },
+    },
+    ["dish", "nutrients"],
+)
+
+
+def test_an_option_said_clipped_in_a_list_of_options_is_said() -> None:
+    (call,) = read("Give the macronutrients fat and carbs of a lasagna.", [MACROS])
+    assert call.arguments == {"dish": "lasagna", "nutrients": ["Fat", "Carbohydrates"]}
+    (call,) = read("Give the macronutrients carbs of a lasagna.", [MACROS])
+    assert call.arguments == {"dish": "lasagna"}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -89,7 +89,31 @@ def _found_hints(param: _Param, text: str) -> list[str]:
         if head and f" {head} " in lowered and not any(f" {w} " in lowered for w in rest):
             found.append((lowered.index(f" {head} "), hint))
             lowered = lowered.replace(f" {head} ", " \x00 ")
+    if _strict(param):
+        found += _clipped(param, lowered, {h for _, h in found})
     return [h for _, h in sorted(found)]
+
+
+def _clipped(param: _Param, lowered: str, found: set[str]) -> list[tuple[int, str]]:
+    """Options of one word said clipped in a list of options found ("protein, calories and
+    carbs" for "Carbohydrates"): a word of four letters or more that starts the option, said
+    right after a found one."""
+    tokens = lowered.split()
+    out = []
+    for hint in (h for h in param.hints if h not in found and len(words(h)) == 1):
+        whole = _base(hint)
+        for index, token in enumerate(tokens):
+            before = tokens[max(0, index - 2) : index]
+            listed = before[-1:] == ["\x00"] or before in (["\x00", "and"], ["\x00", "or"])
+            if (
+                listed
+                and len(token) >= 4
+                and whole.startswith(token)
+                and len(whole) > len(token) + 2
+            ):
+                out.append((lowered.index(f" {token} "), hint))
+                break
+    return out
 
 
 def _head(param: _Param, said: str) -> str | None:
