@@ -88,6 +88,26 @@ def test_a_word_one_letter_off_a_parameters_name_is_that_word() -> None:
     assert _respelled("the 'intrest' and interests", [_spec(LOAN)]) == "the 'intrest' and interests"
 
 
+def _finder(name: str, who: str) -> dict:
+    return _tool(
+        name,
+        f"Search for a {who} based on area of expertise and location.",
+        {
+            "location": {"type": "string", "description": "The city."},
+            "expertise": {"type": "string", "description": "The area of expertise."},
+        },
+        ["location", "expertise"],
+    )
+
+
+def test_a_word_says_the_tool_of_the_one_who_does_it() -> None:
+    calls = read(
+        "Search for art restoration experts in Rome.",
+        [_finder("doctor.search", "doctor"), _finder("artist.search", "artist")],
+    )
+    assert [c.name for c in calls] == ["artist.search"]
+
+
 HOTEL = _tool(
     "hotel_room_pricing.get",
     "Get pricing for a specific type of hotel room.",
