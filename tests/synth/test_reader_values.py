@@ -391,6 +391,22 @@ def test_an_option_said_clipped_in_a_list_of_options_is_said() -> None:
     assert call.arguments == {"dish": "lasagna"}
 
 
+BANKER = _tool(
+    "banker.search",
+    "Search for a banker by area of expertise and city.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "expertise": {"type": "string", "description": "The area of expertise."},
+    },
+    ["city", "expertise"],
+)
+
+
+def test_a_phrase_ends_before_a_word_of_the_tools_own_thing() -> None:
+    (call,) = read("Search for mortgage bank advisors in Turin.", [BANKER])
+    assert call.arguments == {"city": "Turin", "expertise": "mortgage"}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -113,6 +113,15 @@ def stem(word: str) -> str:
     return word
 
 
+def doer(said: str, word: str) -> bool:
+    """Whether ``word`` is the one who does what ``said`` names ("law" ~ "lawyer", "art" ~
+    "artist", "bank" ~ "banker")."""
+    return len(said) >= 3 and said.isalpha() and word in {said + e for e in _DOER_ENDINGS}
+
+
+_DOER_ENDINGS = ("er", "yer", "ist", "ian", "r")
+
+
 def verb_phrase(name: str, synonym: int = 0, avoid: frozenset[str] = frozenset()) -> str:
     """``book_hotel`` → "book a hotel"; ``synonym`` > 0 swaps the verb for one of its synonyms.
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from services.synth.generators.template.asks import _SAME
 from services.synth.generators.template.mentions import find_mentions, words
 from services.synth.generators.template.pairing import _CURRENCY
-from services.synth.generators.template.phrases import VERB_SYNONYMS, stem
+from services.synth.generators.template.phrases import VERB_SYNONYMS, doer, stem
 from services.synth.generators.template.specs import _stems, _Tool
 from services.synth.surface import label
 
@@ -210,7 +210,7 @@ def _overlap(said: set[str], spec: _Tool, idf: Mapping[str, float]) -> float:
     name: the name's weight)."""
     score = 0.0
     for word in said:
-        kin = [w for w in spec.words if w == word or _kin(word, w) or _agent(word, w)]
+        kin = [w for w in spec.words if w == word or _kin(word, w) or doer(word, w)]
         score += max((spec.words[w] * idf[w] for w in kin), default=0.0)
     return score
 
@@ -226,15 +226,6 @@ def _kin(said: str, word: str) -> bool:
         min(len(said), len(word)),
     )
     return shared >= 7 and shared >= 0.7 * min(len(said), len(word))
-
-
-def _agent(said: str, word: str) -> bool:
-    """Whether a tool's word is the one who does what is said ("law" ~ "lawyer", "art" ~
-    "artist", "bank" ~ "banker")."""
-    return len(said) >= 3 and said.isalpha() and word in {said + s for s in _AGENT_ENDINGS}
-
-
-_AGENT_ENDINGS = ("er", "yer", "ist", "ian", "r")
 
 
 def _untied(

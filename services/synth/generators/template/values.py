@@ -14,7 +14,7 @@ from typing import Any
 from services.synth.generators.template.fields import parse_value, split_fields
 from services.synth.generators.template.matching import _GENDERS, _evidence, _gendered
 from services.synth.generators.template.mentions import Mention, words
-from services.synth.generators.template.phrases import STOPWORDS, stem
+from services.synth.generators.template.phrases import STOPWORDS, doer, stem
 from services.synth.generators.template.specs import _closed, _kind, _Param, _stems, _strict
 from services.synth.generators.template.wording import sign
 from services.synth.surface import label
@@ -292,7 +292,20 @@ def _convert(param: _Param, mention: Mention) -> Any:
         return _date_as(param, str(mention.value))
     if mention.kind in ("quoted", "time", "datetime"):
         return str(mention.value)
+    if mention.kind == "phrase":
+        return _before_tool_words(param, mention.text)
     return mention.text
+
+
+def _before_tool_words(param: _Param, said: str) -> str:
+    """A phrase up to the first later word that names the tool's own thing ("divorce law
+    specialists" for a lawyer search's expertise: "divorce")."""
+    kept = said.split()
+    for index, word in enumerate(kept[1:], start=1):
+        own = stem(word.lower())
+        if own in param.shared or any(doer(own, w) for w in param.shared):
+            return " ".join(kept[:index])
+    return said
 
 
 _PREFIXED = {
