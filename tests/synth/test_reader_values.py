@@ -407,6 +407,21 @@ def test_a_phrase_ends_before_a_word_of_the_tools_own_thing() -> None:
     assert call.arguments == {"city": "Turin", "expertise": "mortgage"}
 
 
+PLUMBER = _tool(
+    "plumber.find",
+    "Find a plumber in a city.",
+    {"city": {"type": "string", "description": "The city and state, e.g. Denver, CO."}},
+    ["city"],
+)
+
+
+def test_a_city_said_as_the_descriptions_example_takes_the_examples_form() -> None:
+    (call,) = read("Find a plumber in Denver.", [PLUMBER])
+    assert call.arguments == {"city": "Denver, CO"}
+    (call,) = read("Find a plumber in Boulder.", [PLUMBER])
+    assert call.arguments == {"city": "Boulder"}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -294,7 +294,21 @@ def _convert(param: _Param, mention: Mention) -> Any:
         return str(mention.value)
     if mention.kind == "phrase":
         return _before_tool_words(param, mention.text)
+    if mention.kind == "name":
+        return _as_example(param, mention.text)
     return mention.text
+
+
+_CITY_STATE = re.compile(r"(?:e\.g\.|for example|such as)[:,]?\s+([A-Z][\w.' ]+?),\s*([A-Z]{2})\b")
+
+
+def _as_example(param: _Param, said: str) -> str:
+    """A city said as the description's own example of a city and its state ("New York" for
+    "The city and state, e.g. New York, NY"): in the example's form."""
+    example = _CITY_STATE.search(str(param.schema.get("description", "")))
+    if example and example[1].lower() == said.lower():
+        return f"{example[1]}, {example[2]}"
+    return said
 
 
 def _before_tool_words(param: _Param, said: str) -> str:
