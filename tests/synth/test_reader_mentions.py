@@ -151,6 +151,11 @@ def test_a_name_after_a_noun_and_a_comma_is_what_the_noun_names() -> None:
     assert call.arguments == {"sport": "Squash", "player_name": "Nour El Sherbini"}
 
 
+def test_two_parties_joined_by_vs_and_said_as_a_case_are_one_name() -> None:
+    said = find_mentions("Get the Smith vs Jones civil case and the Lakers vs Bulls game.")
+    assert [m.value for m in said if m.kind == "name"] == ["Smith vs Jones", "Lakers", "Bulls"]
+
+
 def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     first = find_mentions("Book 2 rooms in Oslo.")
     first.clear()

@@ -106,6 +106,11 @@ _RATING = re.compile(
 )
 """A rating out of 5 or 10 ("above 4/5", "8.5/10"): the rating itself ("on 3/10" is a
 day)."""
+_VERSUS = re.compile(
+    r"(?<![\w'])[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*\s+(?:vs\.?|v\.)\s+[A-Z]\w*(?:\s+[A-Z]\w*)*"
+    r"(?=\s+(?:[a-z]+\s+)?case\b)"
+)
+"""Two parties' names joined by "vs" and said as a case ("the Smith vs Jones lawsuit case")."""
 _APPOSED = re.compile(r"\s+([a-z]+),\s*")
 """A noun and a comma right before a name: the name is what the noun names."""
 _MONTH_YEAR = re.compile(
@@ -288,6 +293,8 @@ def _found(text: str, reference: date | None, naming: frozenset[str]) -> tuple[M
     for m in _CODE.finditer(text):
         if not _COUNTED.fullmatch(m[0]):  # "a 7-day trip": a number and its unit
             found.add(m.start(), m.end(), "code", m[0])
+    for m in _VERSUS.finditer(text):  # "the R vs Adams legal case": one case's name
+        found.add(m.start(), m.end(), "name", m[0])
     _find_names(found)
     for m in _NUMBER.finditer(text):
         found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
