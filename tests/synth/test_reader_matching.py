@@ -288,6 +288,23 @@ def test_an_owners_noun_that_is_a_parameters_name_says_that_parameter() -> None:
     assert call.arguments == {"team_name": "Spain", "league": "UEFA"}
 
 
+ROUTE = _tool(
+    "route_time",
+    "Travel time between two cities.",
+    {
+        "origin": {"type": "string", "description": "The city you start from."},
+        "destination": {"type": "string", "description": "The city you go to."},
+        "mode": {"type": "string", "description": "Mode of travel. Default is 'car'."},
+    },
+    ["origin", "destination"],
+)
+
+
+def test_a_word_after_by_via_or_through_is_the_mode_of_something() -> None:
+    (call,) = read("Find the travel time from Lyon to Nice through the ferry.", [ROUTE])
+    assert call.arguments == {"origin": "Lyon", "destination": "Nice", "mode": "ferry"}
+
+
 TRANSLATE = _tool(
     "translate",
     "Translate a piece of text.",

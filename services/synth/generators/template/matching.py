@@ -234,6 +234,11 @@ def _assign(
         own = {stem(w) for w in words(label(param.name))} - KIND_WORDS - nouns
         _match([param], qualifiers(text, frozenset(own)), text)
     empty = [p for p in empty if not p.spans]
+    empty += [  # "through the train" for an optional mode of transportation
+        p
+        for p in params
+        if not p.required and not p.spans and p.kind == "string" and set(p.stems) & _MEANS
+    ]
     if empty:
         _match(empty, [m for m in mentions if m.kind == "phrase"], text)
     for param in params:
@@ -368,7 +373,7 @@ def _coordinated(text: str, first: Mention, then: Mention) -> bool:
 def _admissible(param: _Param, mention: Mention) -> bool:
     """An optional parameter takes a value only when the query ties it to the parameter."""
     if mention.kind == "phrase":
-        return False
+        return _by_means(param, mention)
     if mention.kind == "spelled":  # "ten major events" for a count: only when tied
         return param.kind == "integer" and _counts(param, mention)
     if param.kind == "array" and mention.kind != "list":  # loose numbers: only when tied
@@ -380,6 +385,17 @@ def _admissible(param: _Param, mention: Mention) -> bool:
     if param.kind == "string" and mention.kind in ("date", "time", "datetime"):
         return _evidence(param, mention)  # "on the dates 1 May and 2 May": not the exchange
     return True
+
+
+_MEANS = frozenset(stem(w) for w in "mode transportation transport vehicle means method".split())
+
+
+def _by_means(param: _Param, mention: Mention) -> bool:
+    """A plain phrase said after "by", "via" or "through" ("through the train", "by bus")
+    for a parameter that is the means or mode of something."""
+    before = mention.before[:-1] if mention.before[-1:] == ("the",) else mention.before
+    said = before[-1:] and before[-1] in ("by", "via", "through")
+    return bool(said) and bool(set(param.stems) & _MEANS) and len(words(mention.text)) == 1
 
 
 def _taken_words(param: _Param, mention: Mention) -> bool:
@@ -413,7 +429,9 @@ def _evidence(param: _Param, mention: Mention) -> bool:
     if pattern and re.fullmatch(str(pattern), str(mention.value)):
         return True
     counted = mention.kind in ("number", "spelled") and param.kind == "integer"
-    return _near(param, mention) or _placed(param, mention) or (counted and _counts(param, mention))
+    if _near(param, mention) or _placed(param, mention) or _by_means(param, mention):
+        return True
+    return counted and _counts(param, mention)
 
 
 def _placed(param: _Param, mention: Mention) -> bool:

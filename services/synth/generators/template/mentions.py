@@ -83,7 +83,8 @@ _CAP = re.compile(
 _NUMBERED = re.compile(r"(?:^|\s)(?:No\.?|Number|Nr\.?)(?:\s+\d+)?$")
 """A capitalised label that says a number follows ("Case No 28473", "Flight Number 330")."""
 _PHRASE = re.compile(
-    r"\b(?:in|for|of|from|to|at|on|about|near|by|between|called|named|titled)\s+(?:the\s+|a\s+|an\s+|my\s+)?"
+    r"\b(?:in|for|of|from|to|at|on|about|near|by|via|through|between|called|named|titled)\s+"
+    r"(?:the\s+|a\s+|an\s+|my\s+)?"
     r"([a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|if|is|are|as|"
     r"using|under|over|within|per|than|when|where|while|after|before)\b)[a-z][\w'-]*){0,2})"
 )
