@@ -101,16 +101,7 @@ def _score(param: _Param, mention: Mention) -> float:
         compat = 1.5 if fmt == "date" or "date" in param.stems else compat
     if not compat:
         return 0.0
-    context = 0.0
-    if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
-        near = mention.before[-1] in ("near", "around")  # says a place, "in" says less
-        context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
-    if mention.kind == "name" and mention.before[-1:] == ("from",) and _maker(param):
-        context += 1.0  # "piano from Yamaha" for a manufacturer
-    if mention.kind == "name" and _names_itself(param, mention):
-        context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
-    if _named_as(param, mention):
-        context += 3.0  # "the text is '…'": the parameter named, then its value
+    context = _cues(param, mention)
     for distance, word in enumerate(reversed(mention.before)):
         if word == "=" + param.name.lower():
             return compat * 100.0
@@ -125,6 +116,22 @@ def _score(param: _Param, mention: Mention) -> float:
             return 0.0  # "2 meters" is never a charge in Coulombs
         context += fit
     return compat * max(1.0 + context, 0.1)
+
+
+def _cues(param: _Param, mention: Mention) -> float:
+    """What the words right around a mention say of ``param`` beyond its own words: a
+    place preposition, "from" a maker, a name holding the parameter's name, "<name> is"."""
+    context = 0.0
+    if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
+        near = mention.before[-1] in ("near", "around")  # says a place, "in" says less
+        context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
+    if mention.kind == "name" and mention.before[-1:] == ("from",) and _maker(param):
+        context += 1.0  # "piano from Yamaha" for a manufacturer
+    if mention.kind == "name" and _names_itself(param, mention):
+        context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
+    if _named_as(param, mention):
+        context += 3.0  # "the text is '…'": the parameter named, then its value
+    return context
 
 
 def _named_as(param: _Param, mention: Mention) -> bool:
