@@ -156,6 +156,11 @@ def test_two_parties_joined_by_vs_and_said_as_a_case_are_one_name() -> None:
     assert [m.value for m in said if m.kind == "name"] == ["Smith vs Jones", "Lakers", "Bulls"]
 
 
+def test_a_month_run_into_its_day_is_a_date() -> None:
+    said = find_mentions("Book it for July04 2026.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [("date", "2026-07-04")]
+
+
 def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:
     first = find_mentions("Book 2 rooms in Oslo.")
     first.clear()

@@ -334,6 +334,7 @@ def _find_dates(found: _Spans, reference: date | None) -> None:
         found.add(m.start(), m.end(), "datetime", f"{m[1]}T{m[2]}:{m[3]}:00Z")
     times = find_times(text)
     dated = find_dates(_MONTH_DOT.sub(lambda m: m[0][:-1] + " ", text))
+    dated = (*dated, *_glued_dates(text))
     for start, end, iso in dated:
         joined = _joined_time(text, end, times)
         if joined:
@@ -349,6 +350,24 @@ def _find_dates(found: _Spans, reference: date | None) -> None:
         found.add(start, m.end(), "date", text[start : m.end()])  # no day to count from
     for start, end, clock in times:
         found.add(start, end, "time", clock[:5])
+
+
+_GLUED = re.compile(
+    r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6})(\d{1,2}),?\s+(\d{4})\b",
+    re.I,
+)
+"""A month's name run into its day ("June01 2023")."""
+
+
+def _glued_dates(text: str) -> list[tuple[int, int, str]]:
+    """Dates said with the month's name run into the day ("June01 2023"), as
+    ``(start, end, iso)``."""
+    found = []
+    for m in _GLUED.finditer(text):
+        said = find_dates(f"{m[1]} {m[2]}, {m[3]}")
+        if said:
+            found.append((m.start(), m.end(), said[0][2]))
+    return found
 
 
 def _find_names(found: _Spans) -> None:
