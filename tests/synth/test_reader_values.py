@@ -422,6 +422,24 @@ def test_a_city_said_as_the_descriptions_example_takes_the_examples_form() -> No
     assert call.arguments == {"city": "Boulder"}
 
 
+PHARMACY = _tool(
+    "pharmacy.find_best",
+    "Find the best pharmacy near a place.",
+    {
+        "near": {"type": "string", "description": "Where to look."},
+        "goods": {"type": "array", "items": {"type": "string"}, "description": "Needed goods."},
+    },
+    ["near", "goods"],
+)
+
+
+def test_a_plain_list_ending_the_request_fills_a_required_list_of_texts() -> None:
+    (call,) = read(
+        "Find the best pharmacy near Leeds, selling sunscreen and cough syrup.", [PHARMACY]
+    )
+    assert call.arguments == {"near": "Leeds", "goods": ["sunscreen", "cough syrup"]}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

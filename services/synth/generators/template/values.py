@@ -495,6 +495,10 @@ def _values(param: _Param, text: str) -> list[Any]:
                 spans = [m for m in spans if m.kind != "spelled"]
             return [[v for m in spans for v in _convert(param, m)]]
         return [_convert(param, m) for m in spans]
+    if param.kind == "array" and param.required and not _strict(param) and _items_text(param):
+        listed = _listed_nouns(param, text)  # "selling tomatoes and pet food"
+        if listed:
+            return [listed]
     if param.kind == "integer" and _one_unit(param, text):
         return [1]  # "for the next month" for ``months``
     if param.kind == "string" and not _strict(param) and _gendered(param):
@@ -527,6 +531,34 @@ def _options_listed(found: Sequence[str], text: str) -> bool:
     at = [next((i for i, w in enumerate(said) if w in s), -1) for s in stems]
     gaps = [said[a + 1 : b] for a, b in pairwise(sorted(at))]
     return -1 not in at and all(g in ([], ["and"], ["or"]) for g in gaps)
+
+
+def _items_text(param: _Param) -> bool:
+    items = param.schema.get("items")
+    return isinstance(items, Mapping) and items.get("type", "string") == "string"
+
+
+_ITEM = r"[a-z][a-z-]+(?:\s[a-z][a-z-]+)?"
+_NOUN_LIST = re.compile(
+    rf"\b(?:[a-z]+ing|of|with|including|like)\s+({_ITEM}(?:,\s*{_ITEM})*,?\s+and\s+{_ITEM})"
+    r"\s*(?:[.?!]|$)"
+)
+"""Plain words said as a list at the end of a request ("… selling tomatoes and pet food.")."""
+
+
+def _listed_nouns(param: _Param, text: str) -> list[str]:
+    """The items of a plain list that ends the request, for a required list of texts no
+    other value went to; never the tool's or its parameters' own words."""
+    found = _NOUN_LIST.search(text)
+    if not found:
+        return []
+    items = [i.strip() for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", found[1]) if i.strip()]
+    said = {stem(w) for i in items for w in i.split()}
+    if said & (param.shared | set(param.stems)) or any(
+        w in STOPWORDS for i in items for w in i.split()
+    ):
+        return []
+    return items
 
 
 _UNITS = frozenset("minute hour day week month quarter year decade century".split())
