@@ -440,6 +440,22 @@ def test_a_plain_list_ending_the_request_fills_a_required_list_of_texts() -> Non
     assert call.arguments == {"near": "Leeds", "goods": ["sunscreen", "cough syrup"]}
 
 
+FEEDING = _tool(
+    "feeding_plan",
+    "Plan how much a fish tank needs.",
+    {
+        "fish": {"type": "integer", "description": "How many fish."},
+        "feeding_frequency": {"type": "integer", "description": "Feedings per day."},
+    },
+    ["fish", "feeding_frequency"],
+)
+
+
+def test_a_frequency_per_span_said_as_every_span_is_one() -> None:
+    (call,) = read("Plan feeding for 12 fish that eat every day.", [FEEDING])
+    assert call.arguments == {"fish": 12, "feeding_frequency": 1}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -499,8 +499,8 @@ def _values(param: _Param, text: str) -> list[Any]:
         listed = _listed_nouns(param, text)  # "selling tomatoes and pet food"
         if listed:
             return [listed]
-    if param.kind == "integer" and _one_unit(param, text):
-        return [1]  # "for the next month" for ``months``
+    if param.kind == "integer" and (_one_unit(param, text) or _every_unit(param, text)):
+        return [1]  # "for the next month" for ``months``, "every hour" for a rate per hour
     if param.kind == "string" and not _strict(param) and _gendered(param):
         said = _GENDER.search(text)  # "the top female player": said by its word alone
         if said:
@@ -572,6 +572,16 @@ def _one_unit(param: _Param, text: str) -> bool:
         return False
     said = rf"\b(?:next|past|last|coming|upcoming|following|previous)\s+{unit[0][:-1]}\b"
     return bool(re.search(said, text, re.I))
+
+
+def _every_unit(param: _Param, text: str) -> bool:
+    """Whether a frequency per a span of time ("duplication frequency per hour") is said as
+    once every such span ("duplicates every hour")."""
+    said = str(param.schema.get("description", ""))
+    per = re.search(rf"\bper\s+({'|'.join(_UNITS)})\b", said, re.I)
+    frequency = re.search(r"frequen|\brate\b|\btimes\b", f"{param.name} {said}", re.I)
+    every = per and re.search(rf"\bevery\s+{per[1]}\b", text, re.I)
+    return bool(frequency and every)
 
 
 _BRACED = re.compile(r"\{[^{}]*\}")
