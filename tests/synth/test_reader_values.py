@@ -456,6 +456,26 @@ def test_a_frequency_per_span_said_as_every_span_is_one() -> None:
     assert call.arguments == {"fish": 12, "feeding_frequency": 1}
 
 
+PODCASTS = _tool(
+    "podcast.top",
+    "Find the top podcast on a subject.",
+    {
+        "subject": {"type": "string", "description": "The main subject."},
+        "angles": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Angles touching on the subject. Default is none.",
+        },
+    },
+    ["subject"],
+)
+
+
+def test_a_list_said_right_after_words_of_a_lists_description_is_its_value() -> None:
+    (call,) = read("Find the top history podcast touching on trade and city life.", [PODCASTS])
+    assert call.arguments == {"subject": "history", "angles": ["trade", "city life"]}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

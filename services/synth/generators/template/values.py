@@ -15,7 +15,14 @@ from services.synth.generators.template.fields import parse_value, split_fields
 from services.synth.generators.template.matching import _GENDERS, _evidence, _gendered
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import STOPWORDS, doer, stem
-from services.synth.generators.template.specs import _closed, _kind, _Param, _stems, _strict
+from services.synth.generators.template.specs import (
+    _closed,
+    _kind,
+    _Param,
+    _stems,
+    _strict,
+    undefaulted,
+)
 from services.synth.generators.template.wording import sign
 from services.synth.surface import label
 
@@ -495,9 +502,9 @@ def _values(param: _Param, text: str) -> list[Any]:
                 spans = [m for m in spans if m.kind != "spelled"]
             return [[v for m in spans for v in _convert(param, m)]]
         return [_convert(param, m) for m in spans]
-    if param.kind == "array" and param.required and not _strict(param) and _items_text(param):
-        listed = _listed_nouns(param, text)  # "selling tomatoes and pet food"
-        if listed:
+    if param.kind == "array" and not _strict(param) and _items_text(param):
+        listed = _listed_nouns(param, text) if param.required else _listed_after(param, text)
+        if listed:  # "selling tomatoes and pet food", "related to behaviour and group …"
             return [listed]
     if param.kind == "integer" and (_one_unit(param, text) or _every_unit(param, text)):
         return [1]  # "for the next month" for ``months``, "every hour" for a rate per hour
@@ -559,6 +566,24 @@ def _listed_nouns(param: _Param, text: str) -> list[str]:
     ):
         return []
     return items
+
+
+def _listed_after(param: _Param, text: str) -> list[str]:
+    """The items of a plain list said right after two words of the parameter's description
+    ("Sub-topics related to main topic": "… related to behaviour and group dynamics")."""
+    said = words(undefaulted(param.schema))
+    for first, then in pairwise(said):
+        if first in STOPWORDS or len(first) < 4:
+            continue
+        found = re.search(
+            rf"\b{first}\s+{then}\s+({_ITEM}(?:,\s*{_ITEM})*,?\s+and\s+{_ITEM})"
+            r"\s*(?:[.?!]|$)",
+            text,
+            re.I,
+        )
+        if found:
+            return [i for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", found[1]) if i.strip()]
+    return []
 
 
 _UNITS = frozenset("minute hour day week month quarter year decade century".split())
