@@ -476,6 +476,22 @@ def test_a_list_said_right_after_words_of_a_lists_description_is_its_value() -> 
     assert call.arguments == {"subject": "history", "angles": ["trade", "city life"]}
 
 
+FALL = _tool(
+    "impact_speed",
+    "Speed of a falling object when it lands.",
+    {
+        "height": {"type": "integer", "description": "The height in meters."},
+        "initial_speed": {"type": "number", "description": "The starting speed in m/s."},
+    },
+    ["height", "initial_speed"],
+)
+
+
+def test_a_start_from_rest_is_an_initial_speed_of_zero() -> None:
+    (call,) = read("How fast does a stone dropped from 45 m land?", [FALL])
+    assert call.arguments == {"height": 45, "initial_speed": 0.0}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

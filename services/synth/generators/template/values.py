@@ -506,6 +506,8 @@ def _values(param: _Param, text: str) -> list[Any]:
         listed = _listed_nouns(param, text) if param.required else _listed_after(param, text)
         if listed:  # "selling tomatoes and pet food", "related to behaviour and group …"
             return [listed]
+    if param.kind in ("integer", "number") and _at_rest(param, text):
+        return [0 if param.kind == "integer" else 0.0]  # "an object dropped from 100 m"
     if param.kind == "integer" and (_one_unit(param, text) or _every_unit(param, text)):
         return [1]  # "for the next month" for ``months``, "every hour" for a rate per hour
     if param.kind == "string" and not _strict(param) and _gendered(param):
@@ -597,6 +599,16 @@ def _one_unit(param: _Param, text: str) -> bool:
         return False
     said = rf"\b(?:next|past|last|coming|upcoming|following|previous)\s+{unit[0][:-1]}\b"
     return bool(re.search(said, text, re.I))
+
+
+_REST = re.compile(r"\b(?:from rest|at rest|dropped)\b", re.I)
+
+
+def _at_rest(param: _Param, text: str) -> bool:
+    """Whether a starting speed is said as none ("starts from rest", "an object dropped
+    from 100 m"): the initial velocity or speed is 0."""
+    said = set(label(param.name).lower().split())
+    return "initial" in said and bool(said & {"velocity", "speed"}) and bool(_REST.search(text))
 
 
 def _every_unit(param: _Param, text: str) -> bool:
