@@ -63,7 +63,12 @@ from services.synth.generators.template.pairing import (
     _unplaced,
 )
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.routing import _route, _unquoted_names, _unwrapped
+from services.synth.generators.template.routing import (
+    _respelled,
+    _route,
+    _unquoted_names,
+    _unwrapped,
+)
 from services.synth.generators.template.scenes import (
     _followed,
     _joined,
@@ -103,7 +108,7 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     specs = [_tool(t) for t in tools]
     if not specs or not query.strip():
         return ()
-    query = _unquoted_names(_unwrapped(query), specs)
+    query = _respelled(_unquoted_names(_unwrapped(query), specs), specs)
     calls: list[Call] = []
     for spec, texts in _runs(_route(query, specs)):
         new = _run_calls(spec, texts, calls, reference)
@@ -187,7 +192,8 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
             if hints:
                 values[param.name] = [hints] if param.kind == "array" else hints
                 said = "|".join(re.escape(h) for h in hints)
-                text = re.sub(rf"['\"“]?(?:{said})['\"”]?", _blank, text, flags=re.I)
+                said = rf"['\"“]?(?<!\w)(?:{said})(?:e?s)?(?!\w)['\"”]?"  # not the x of 2x^2
+                text = re.sub(said, _blank, text, flags=re.I)
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
     naming = _naming(spec)

@@ -16,7 +16,7 @@ from services.synth.generators.template.phrases import ASK_WORDS, STOPWORDS, VER
 from services.synth.surface import label
 
 _EXAMPLES = re.compile(
-    r"(?:e\.g\.|eg\.|for example|such as|options include|options are|one of)[:,]?\s*"
+    r"(?:e\.g\.|eg\.|i\.e\.|for example|such as|options include|options are|one of)[:,]?\s*"
     r"(.+?)(?:\.\s|\.$|\)|$)",
     re.I,
 )
@@ -67,7 +67,8 @@ def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
     found: list[str] = []
     text = str(schema.get("description", ""))
     for m in _EXAMPLES.finditer(text):
-        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", m[1])]
+        said = re.sub(r"\s*\betc\b\.?", "", m[1])  # "victim, accused, verdict etc."
+        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", said)]
     found += [a or b for a, b in _QUOTED_HINT.findall(text)]
     for m in _BRACKETED.finditer(text):  # "The type of paint (Watercolor, Oil, Acrylic)."
         parts = [p.strip() for p in re.split(r",|\bor\b", m[1])]
@@ -106,6 +107,9 @@ def _new_param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
         weights[word] = 1.0
     for word in _stems(label(name)):
         weights[word] = 2.0
+    for word in label(name).split():  # "username": "user" names it too
+        if len(word) > 6 and word.endswith("name"):
+            weights.update(dict.fromkeys(_stems(word[:-4]), 2.0))
     return _Param(name, schema, _kind(schema), required, weights, _hints(schema))
 
 
