@@ -295,3 +295,22 @@ NUTRITION = _tool(
 def test_a_phrase_that_is_an_option_of_a_closed_list_is_no_other_value() -> None:
     (call,) = read("Check the amount of sugar and salt in a mango.", [NUTRITION])
     assert call.arguments == {"food": "mango", "facts": ["Sugar", "Salt"]}
+
+
+DINER = _tool(
+    "restaurant_finder",
+    "Search for restaurants by location and cuisine.",
+    {
+        "location": {"type": "string", "description": "City and state, e.g. Boston, MA."},
+        "cuisine": {"type": "string", "description": "Type of cuisine, e.g. Greek, Thai etc."},
+    },
+    ["location", "cuisine"],
+)
+
+
+def test_a_parameter_whose_examples_are_said_takes_no_other_name() -> None:
+    calls = read("Find a Greek restaurant in Boston and a Thai restaurant in Denver.", [DINER])
+    assert [c.arguments for c in calls] == [
+        {"location": "Boston, MA", "cuisine": "Greek"},  # the example's form
+        {"location": "Denver", "cuisine": "Thai"},
+    ]

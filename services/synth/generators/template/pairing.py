@@ -36,6 +36,18 @@ def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Ment
     return [m for m in mentions if m.kind not in kinds or str(m.value).lower() not in options]
 
 
+def _offering(params: Sequence[_Param], mentions: Sequence[Mention]) -> set[str]:
+    """The text parameters two or more of whose offered examples the request says ("an
+    Italian … and a Japanese restaurant" for "e.g. Italian, Japanese"): those examples are
+    their values (see :func:`_not_options`), no other name is."""
+    said = {str(m.value).lower() for m in mentions if m.kind in ("name", "code", "quoted")}
+    return {
+        p.name
+        for p in params
+        if p.kind == "string" and not _strict(p) and len({h.lower() for h in p.hints} & said) > 1
+    }
+
+
 _CURRENCY = re.compile(
     r"\b(?:(?P<adj>us|american|canadian|australian|hong kong|singapore|new zealand|british|"
     r"japanese|chinese|indian|russian)\s+)?"
