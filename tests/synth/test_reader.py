@@ -2035,3 +2035,18 @@ def test_a_name_after_the_tools_own_words_and_of_is_the_name() -> None:
 def test_a_head_a_parameters_name_says_stays_part_of_the_name_before_of() -> None:
     (call,) = read("Give me an overview of the Battle of Hastings.", [BATTLE])
     assert call.arguments == {"battle_name": "Battle of Hastings", "specific_info": ["overview"]}
+
+
+def test_an_offered_value_said_is_taken_out_as_a_word_not_inside_others() -> None:
+    slope = _tool(
+        "calculus.slope",
+        "Compute the slope of a function at a point.",
+        {
+            "function": {"type": "string", "description": "The function."},
+            "point": {"type": "integer", "description": "Where the slope is wanted."},
+            "variable": {"type": "string", "description": "The variable, e.g. x or y."},
+        },
+        ["function", "point"],
+    )
+    (call,) = read("Compute the slope of the function 3x^2 at x = 4.", [slope])
+    assert call.arguments == {"variable": "x", "function": "3x**2", "point": 4}

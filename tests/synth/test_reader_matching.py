@@ -208,6 +208,103 @@ def test_a_name_after_in_the_is_placed_for_an_optional_place() -> None:
     assert call.arguments == {"year": 2026, "country": "Netherlands"}
 
 
+SHOWS = _tool(
+    "show_ratings",
+    "Get the ratings of a TV show.",
+    {
+        "show": {"type": "string", "description": "The title of the show."},
+        "platform": {"type": "string", "description": "Where it streams. Default is all."},
+    },
+    ["show"],
+)
+
+
+def test_a_name_after_on_is_placed_for_an_optional_platform() -> None:
+    (call,) = read("Get the ratings of 'Dark' on Netflix.", [SHOWS])
+    assert call.arguments == {"show": "Dark", "platform": "Netflix"}
+
+
+CLOSING = _tool(
+    "closing_price",
+    "Get the closing stock price of a company on a date.",
+    {
+        "company": {"type": "string", "description": "Name of the company."},
+        "date": {"type": "string", "description": "The date of the stock price, yyyy-mm-dd."},
+    },
+    ["company", "date"],
+)
+
+
+def test_a_date_parameter_takes_no_name_without_a_digit() -> None:
+    (call,) = read("Get the NYSE stock price of the company Boeing on May 4, 2021.", [CLOSING])
+    assert call.arguments == {"company": "Boeing", "date": "2021-05-04"}
+
+
+GEAR = _tool(
+    "gear_details",
+    "Get details of a piece of gear.",
+    {
+        "item": {"type": "string", "description": "The item."},
+        "maker": {"type": "string", "description": "The maker."},
+    },
+    ["item", "maker"],
+)
+
+
+def test_a_name_said_after_from_goes_to_who_makes_or_sells() -> None:
+    (call,) = read("Get details of the tent from Vaude.", [GEAR])
+    assert call.arguments == {"item": "tent", "maker": "Vaude"}
+
+
+RECORD = _tool(
+    "record_price",
+    "Fetch the price of a record.",
+    {
+        "record_name": {"type": "string", "description": "The name of the record."},
+        "artist": {"type": "string", "description": "The artist's name."},
+    },
+    ["record_name", "artist"],
+)
+
+
+def test_a_name_said_as_an_owner_is_no_name_of_a_thing() -> None:
+    (call,) = read("Find the price of Nina Simone's album 'Pastel Blues'.", [RECORD])
+    assert call.arguments == {"record_name": "Pastel Blues", "artist": "Nina Simone"}
+
+
+TEAM_RANK = _tool(
+    "team_ranking",
+    "Get the ranking of a national team in a year.",
+    {
+        "team_name": {"type": "string", "description": "The team."},
+        "league": {"type": "string", "description": "The league the team plays in."},
+    },
+    ["team_name", "league"],
+)
+
+
+def test_an_owners_noun_that_is_a_parameters_name_says_that_parameter() -> None:
+    (call,) = read("What is the UEFA ranking of Spain's women football team?", [TEAM_RANK])
+    assert call.arguments == {"team_name": "Spain", "league": "UEFA"}
+
+
+ROUTE = _tool(
+    "route_time",
+    "Travel time between two cities.",
+    {
+        "origin": {"type": "string", "description": "The city you start from."},
+        "destination": {"type": "string", "description": "The city you go to."},
+        "mode": {"type": "string", "description": "Mode of travel. Default is 'car'."},
+    },
+    ["origin", "destination"],
+)
+
+
+def test_a_word_after_by_via_or_through_is_the_mode_of_something() -> None:
+    (call,) = read("Find the travel time from Lyon to Nice through the ferry.", [ROUTE])
+    assert call.arguments == {"origin": "Lyon", "destination": "Nice", "mode": "ferry"}
+
+
 TRANSLATE = _tool(
     "translate",
     "Translate a piece of text.",

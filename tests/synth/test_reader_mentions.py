@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from services.synth.calls import Call
-from services.synth.generators.template.mentions import find_mentions
+from services.synth.generators.template.mentions import find_mentions, relative_dates
 from services.synth.generators.template.reader import read
 from tests.synth.test_reader_matching import _tool
 
@@ -60,6 +62,14 @@ def test_a_relative_date_without_a_reference_is_kept_as_said() -> None:
     assert [m.value for m in dated if m.kind == "date"] == ["2023-06-30"]  # the day said
 
 
+def test_next_month_is_a_relative_date_unless_a_month_of_a_year_is_said() -> None:
+    said = [(m.kind, m.value) for m in find_mentions("Find jazz concerts in Oslo next month.")]
+    assert ("date", "next month") in said
+    dated = find_mentions("Find jazz concerts in Oslo next month (May 2027).")
+    assert not [m for m in dated if m.kind == "date"]
+    assert relative_dates("next month", date(2027, 1, 31)) == [(0, 10, "2027-02-01")]
+
+
 def test_a_relative_date_said_for_a_formatted_parameter_stays_as_said() -> None:
     shows = _tool(
         "find_shows",
@@ -81,6 +91,76 @@ def test_a_label_before_a_number_is_no_name() -> None:
         ("number", 330.0),
         ("number", 28473.0),
     ]
+
+
+def test_a_number_after_of_is_no_part_of_a_name() -> None:
+    said = find_mentions("Show the claim with claim ID of 8812 and its status.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [("number", 8812.0)]
+    said = find_mentions("Show the claim with claim Code of 8812 and its status.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [
+        ("name", "Code"),
+        ("number", 8812.0),
+    ]
+    claim = _tool(
+        "claims.check",
+        "Check an insurance claim by its ID.",
+        {"claim_id": {"type": "integer", "description": "The claim's number."}},
+        ["claim_id"],
+    )
+    assert read("Show the claim with claim ID of 8812.", [claim]) == (
+        Call("claims.check", {"claim_id": 8812}),
+    )
+
+
+def test_a_rating_out_of_five_or_ten_is_the_rating_and_a_day_is_not() -> None:
+    said = find_mentions("Hotels rated above 4/5 or 8.5/10, from 3/10 on.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [
+        ("number", 4.0),
+        ("number", 8.5),
+        ("code", "3/10"),
+    ]
+
+
+def test_a_note_with_its_sharp_is_one_name() -> None:
+    said = find_mentions("Play it in F# minor, not in G.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [
+        ("name", "F#"),
+        ("name", "G"),
+    ]
+
+
+def test_a_month_run_into_its_day_by_a_period_is_a_date() -> None:
+    said = find_mentions("Book it for Sept.3, 2026 or Oct. 4, 2026.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [
+        ("date", "2026-09-03"),
+        ("date", "2026-10-04"),
+    ]
+
+
+RANKING = _tool(
+    "sport_ranking",
+    "Get the world ranking of a player.",
+    {
+        "sport": {"type": "string", "description": "The sport."},
+        "player_name": {"type": "string", "description": "The player's name."},
+    },
+    ["sport", "player_name"],
+)
+
+
+def test_a_name_after_a_noun_and_a_comma_is_what_the_noun_names() -> None:
+    (call,) = read("Find the world ranking of a Squash player, Nour El Sherbini.", [RANKING])
+    assert call.arguments == {"sport": "Squash", "player_name": "Nour El Sherbini"}
+
+
+def test_two_parties_joined_by_vs_and_said_as_a_case_are_one_name() -> None:
+    said = find_mentions("Get the Smith vs Jones civil case and the Lakers vs Bulls game.")
+    assert [m.value for m in said if m.kind == "name"] == ["Smith vs Jones", "Lakers", "Bulls"]
+
+
+def test_a_month_run_into_its_day_is_a_date() -> None:
+    said = find_mentions("Book it for July04 2026.")
+    assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [("date", "2026-07-04")]
 
 
 def test_the_mentions_of_a_text_read_again_are_a_fresh_list() -> None:

@@ -199,25 +199,6 @@ def test_names_a_flags_description_lists_say_the_flag_and_are_no_values() -> Non
     assert calls == (Call("film_brief", {"title": "Alien", "extra": True}),)
 
 
-DINER = _tool(
-    "restaurant_finder",
-    "Search for restaurants by location and cuisine.",
-    {
-        "location": {"type": "string", "description": "City and state, e.g. Boston, MA."},
-        "cuisine": {"type": "string", "description": "Type of cuisine, e.g. Greek, Thai etc."},
-    },
-    ["location", "cuisine"],
-)
-
-
-def test_a_parameter_whose_examples_are_said_takes_no_other_name() -> None:
-    calls = read("Find a Greek restaurant in Boston and a Thai restaurant in Denver.", [DINER])
-    assert [c.arguments for c in calls] == [
-        {"location": "Boston", "cuisine": "Greek"},
-        {"location": "Denver", "cuisine": "Thai"},
-    ]
-
-
 def test_to_a_place_from_another_says_the_end_then_the_start() -> None:
     calls = read(
         "What is the flight time from Lisbon to Oslo and then from Oslo to Rome, as I have to"
@@ -274,3 +255,83 @@ def test_a_polynomial_gives_each_coefficient_parameter_its_powers_coefficient() 
     assert call.arguments == {"a": 2, "b": -7, "c": 3}
     (call,) = read("Find the roots of x^2 - 4 = 0.", [QUADRATIC])
     assert call.arguments == {"a": 1, "b": 0, "c": -4}
+
+
+STALLS = _tool(
+    "market.find_stalls",
+    "Find market stalls selling a product.",
+    {
+        "product": {"type": "string", "description": "The product the stalls should sell."},
+        "vegan": {"type": "boolean", "description": "If the product should be vegan."},
+    },
+    ["product"],
+)
+
+
+def test_a_flag_set_by_its_word_takes_that_word_from_the_text_value_it_opens() -> None:
+    (call,) = read("Find the top vegan cheese stalls at the market.", [STALLS])
+    assert call.arguments == {"product": "cheese", "vegan": True}
+
+
+DOJO = _tool(
+    "dojo.find_nearby",
+    "Locate nearby martial arts schools.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "classes": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Karate Classes", "Judo Classes"]},
+            "description": "Classes the school gives.",
+        },
+        "gear": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Karate", "Judo", "Boxing"]},
+            "description": "Gear the school sells.",
+        },
+    },
+    ["city"],
+)
+
+
+def test_an_option_inside_a_longer_option_another_list_took_is_none_of_its_own() -> None:
+    (call,) = read("Find a boxing dojo giving judo classes in Lyon.", [DOJO])
+    assert call.arguments == {"city": "Lyon", "classes": ["Judo Classes"], "gear": ["Boxing"]}
+
+
+NUTRITION = _tool(
+    "nutrition_facts",
+    "Nutrition facts of a food.",
+    {
+        "food": {"type": "string", "description": "The food."},
+        "facts": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Sugar", "Salt", "Fat"]},
+            "description": "Which facts.",
+        },
+    },
+    ["food", "facts"],
+)
+
+
+def test_a_phrase_that_is_an_option_of_a_closed_list_is_no_other_value() -> None:
+    (call,) = read("Check the amount of sugar and salt in a mango.", [NUTRITION])
+    assert call.arguments == {"food": "mango", "facts": ["Sugar", "Salt"]}
+
+
+DINER = _tool(
+    "restaurant_finder",
+    "Search for restaurants by location and cuisine.",
+    {
+        "location": {"type": "string", "description": "City and state, e.g. Boston, MA."},
+        "cuisine": {"type": "string", "description": "Type of cuisine, e.g. Greek, Thai etc."},
+    },
+    ["location", "cuisine"],
+)
+
+
+def test_a_parameter_whose_examples_are_said_takes_no_other_name() -> None:
+    calls = read("Find a Greek restaurant in Boston and a Thai restaurant in Denver.", [DINER])
+    assert [c.arguments for c in calls] == [
+        {"location": "Boston, MA", "cuisine": "Greek"},  # the example's form
+        {"location": "Denver", "cuisine": "Thai"},
+    ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
+from services.synth.generators.template.routing import _respelled
+from services.synth.generators.template.specs import _tool as _spec
 from tests.synth.test_reader_matching import PROJECTION, _tool
 from tests.synth.test_reader_values import CONVERT
 
@@ -21,6 +23,90 @@ SUITS = _tool(
 def test_a_titles_period_ends_no_sentence() -> None:
     calls = read("Find lawsuits involving Dr. Jane Roe in the county of Marin.", [SUITS])
     assert calls == (Call("lawsuit_search", {"entity": "Dr. Jane Roe", "county": "Marin"}),)
+
+
+PUBLISHED = _tool(
+    "literature.get_publicat",
+    "Retrieve a publication of a writer in a given year.",
+    {
+        "writer": {"type": "string", "description": "The writer."},
+        "year": {"type": "integer", "description": "The year."},
+    },
+    ["writer", "year"],
+)
+GCD = _tool(
+    "math.gcd",
+    "Greatest common divisor of two integers.",
+    {
+        "num1": {"type": "integer", "description": "First number."},
+        "num2": {"type": "integer", "description": "Second number."},
+    },
+    ["num1", "num2"],
+)
+
+
+def test_a_word_weighs_as_its_kin_in_the_tools_name_though_the_description_says_it() -> None:
+    calls = read("What was Mary Shelley's best known publication in 1818?", [GCD, PUBLISHED])
+    assert calls == (Call("literature.get_publicat", {"writer": "Mary Shelley", "year": 1818}),)
+
+
+BAKERY = _tool(
+    "bakery.find_nearby",
+    "Locate nearby bakeries by what they sell.",
+    {
+        "location": {"type": "string", "description": "The city."},
+        "sells": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Bagels", "Coffee", "Cakes"]},
+            "description": "What the bakery sells.",
+        },
+    },
+    ["location"],
+)
+
+
+def test_also_after_that_or_which_adds_to_the_same_ask() -> None:
+    calls = read("Find a bagel bakery that also sells coffee in Paris.", [GCD, BAKERY])
+    assert calls == (
+        Call("bakery.find_nearby", {"location": "Paris", "sells": ["Bagels", "Coffee"]}),
+    )
+
+
+LOAN = _tool(
+    "loan_payment",
+    "Monthly payment of a loan.",
+    {
+        "principal": {"type": "integer", "description": "The amount borrowed."},
+        "interest": {"type": "number", "description": "Yearly rate. Default 0.05."},
+    },
+    ["principal"],
+)
+
+
+def test_a_word_one_letter_off_a_parameters_name_is_that_word() -> None:
+    calls = read("What is the monthly payment on 20000 borrowed at an intrest of 0.04?", [LOAN])
+    assert calls == (Call("loan_payment", {"principal": 20000, "interest": 0.04}),)
+    assert _respelled("the 'intrest' and interests", [_spec(LOAN)]) == "the 'intrest' and interests"
+
+
+def _finder(name: str, who: str) -> dict:
+    return _tool(
+        name,
+        f"Search for a {who} based on area of expertise and location.",
+        {
+            "location": {"type": "string", "description": "The city."},
+            "expertise": {"type": "string", "description": "The area of expertise."},
+        },
+        ["location", "expertise"],
+    )
+
+
+def test_a_word_says_the_tool_of_the_one_who_does_it() -> None:
+    calls = read(
+        "Search for art restoration experts in Rome.",
+        [_finder("doctor.search", "doctor"), _finder("artist.search", "artist")],
+    )
+    assert [c.name for c in calls] == ["artist.search"]
 
 
 HOTEL = _tool(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
-from services.synth.generators.template.specs import _param, undefaulted
+from services.synth.generators.template.specs import _hints, _param, undefaulted
 from services.synth.generators.template.specs import _tool as _tool_spec
 from tests.synth.test_reader_matching import _tool
 
@@ -88,3 +88,37 @@ def test_options_a_description_lists_in_brackets_are_its_hints() -> None:
     assert _param("paint_type", schema, True).hints == ("Watercolor", "Oil", "Acrylic")
     unit = {"type": "string", "description": "The unit (optional, default is 'km')."}
     assert _param("unit", unit, False).hints == ("km",)
+
+
+def test_values_listed_after_i_e_are_offered_without_etc() -> None:
+    schema = {"type": "string", "description": "Which facts to return, i.e., referee, score etc."}
+    assert _hints(schema) == ("referee", "score")
+    match = _tool(
+        "get_match_info",
+        "Retrieve the facts of a football match by its code.",
+        {
+            "match_code": {"type": "string", "description": "The code of the match."},
+            "info_type": schema,
+        },
+        ["match_code", "info_type"],
+    )
+    calls = read("Who was the referee in the match numbered M-2291?", [match])
+    assert calls == (Call("get_match_info", {"match_code": "M-2291", "info_type": "referee"}),)
+
+
+SCORES = _tool(
+    "arcade.get_scores",
+    "Get the scores of a player in an arcade game.",
+    {
+        "game": {"type": "string", "description": "The name of the game."},
+        "username": {"type": "string", "description": "The player's handle."},
+        "team": {"type": "string", "description": "The team the user plays for."},
+    },
+    ["game", "username"],
+)
+
+
+def test_a_name_compounded_with_name_is_said_by_its_head_word() -> None:
+    assert _param("username", {"type": "string"}, True).stems["user"] == 2.0
+    calls = read("Show the scores in 'Tetris' for user 'kim22'.", [SCORES])
+    assert calls == (Call("arcade.get_scores", {"game": "Tetris", "username": "kim22"}),)

@@ -184,6 +184,286 @@ def test_a_word_said_as_the_parameters_name_is_its_value() -> None:
     assert call.arguments == {"main_vegetable": "leek", "servings": 4}
 
 
+HEATING = _tool(
+    "heating_cost",
+    "Yearly cost of heating a house.",
+    {
+        "area": {"type": "integer", "description": "The floor area in square meters."},
+        "heating_source": {"type": "string", "description": "What the heating runs on."},
+    },
+    ["area", "heating_source"],
+)
+
+
+def test_a_word_before_a_hyphen_and_the_parameters_name_is_its_value() -> None:
+    (call,) = read("What does it cost to keep a 120 m2 oil-heated house warm?", [HEATING])
+    assert call.arguments == {"area": 120, "heating_source": "oil"}
+
+
+BRIDGE = _tool(
+    "bridge.get_details",
+    "Retrieve details of a bridge by its name and city.",
+    {
+        "name": {"type": "string", "description": "The name of the bridge."},
+        "city": {"type": "string", "description": "The city of the bridge."},
+        "detail": {"type": "string", "description": "The specific detail wanted about it."},
+    },
+    ["name", "city"],
+)
+
+
+def test_the_fact_a_question_asks_of_something_is_the_which_fact_parameters_value() -> None:
+    (call,) = read(
+        "Find the main span of the bridge named 'Golden Gate' in San Francisco.", [BRIDGE]
+    )
+    assert call.arguments == {
+        "name": "Golden Gate",
+        "city": "San Francisco",
+        "detail": "main span",
+    }
+    (call,) = read("Find the details of the bridge named 'Golden Gate' in San Francisco.", [BRIDGE])
+    assert call.arguments == {"name": "Golden Gate", "city": "San Francisco"}
+
+
+RACE = _tool(
+    "race.find",
+    "Find running races in a city.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "distance": {"type": "string", "description": "The race distance: '5k' or '10k'."},
+    },
+    ["city"],
+)
+
+
+def test_an_option_of_a_number_and_a_units_letter_is_said_with_the_units_word() -> None:
+    (call,) = read("Find a 10-kilometer race in Boston.", [RACE])
+    assert call.arguments == {"city": "Boston", "distance": "10k"}
+
+
+ZOO = _tool(
+    "zoo_info",
+    "Retrieve information about a zoo.",
+    {
+        "zoo": {"type": "string", "description": "The name of the zoo."},
+        "features": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["feeding times", "aquarium", "prices"]},
+            "description": "What to tell about the zoo.",
+        },
+    },
+    ["zoo"],
+)
+
+
+def test_an_option_said_inside_a_longer_name_is_no_option_said() -> None:
+    (call,) = read("Get me the feeding times and prices of the Berlin Aquarium Zoo.", [ZOO])
+    assert call.arguments == {"zoo": "Berlin Aquarium Zoo", "features": ["feeding times", "prices"]}
+
+
+GALLERY = _tool(
+    "gallery.find_nearby",
+    "Locate nearby galleries.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "amenities": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Wheelchair Ramp", "Guided Tours", "Cafe"]},
+            "description": "What the gallery should offer.",
+        },
+    },
+    ["city"],
+)
+
+
+def test_the_long_first_word_of_an_option_said_alone_says_the_option() -> None:
+    (call,) = read("Find a gallery in Rome that wheelchair users can visit.", [GALLERY])
+    assert call.arguments == {"city": "Rome", "amenities": ["Wheelchair Ramp"]}
+    (call,) = read("Find a gallery in Rome for wheelchair users with a ramp.", [GALLERY])
+    assert call.arguments == {"city": "Rome"}
+
+
+SALES = _tool(
+    "sales_forecast",
+    "Forecast the sales of a store.",
+    {
+        "store": {"type": "string", "description": "The store's city."},
+        "weeks": {"type": "integer", "description": "How many weeks ahead."},
+    },
+    ["store", "weeks"],
+)
+
+
+def test_a_span_of_time_said_once_without_a_number_counts_one() -> None:
+    (call,) = read("Forecast the sales of the store in Leeds over the coming week.", [SALES])
+    assert call.arguments == {"store": "Leeds", "weeks": 1}
+
+
+REVIEWS = _tool(
+    "hotel_reviews",
+    "Get what guests say of a hotel.",
+    {
+        "hotel": {"type": "string", "description": "The hotel's name."},
+        "aspect": {
+            "type": "string",
+            "enum": ["cleaning", "parking"],
+            "description": "What the reviews should be about.",
+        },
+    },
+    ["hotel", "aspect"],
+)
+
+
+def test_a_plural_of_an_ing_word_says_that_word() -> None:
+    (call,) = read("How are the cleanings at the Hotel Adlon?", [REVIEWS])
+    assert call.arguments == {"hotel": "Hotel Adlon", "aspect": "cleaning"}
+
+
+CAR_FACTS = _tool(
+    "car_facts",
+    "Get the price and mileage of a car model.",
+    {
+        "model": {"type": "string", "description": "The car model."},
+        "facts": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["price", "mileage"]},
+            "description": "The facts to get. Default is 'price'.",
+        },
+    },
+    ["model"],
+)
+
+
+def test_options_said_one_after_another_are_asked_though_the_tool_says_them() -> None:
+    (call,) = read("Get the price and mileage of the model 'Golf'.", [CAR_FACTS])
+    assert call.arguments == {"model": "Golf", "facts": ["price", "mileage"]}
+    (call,) = read("Get the price of the model 'Golf'.", [CAR_FACTS])
+    assert call.arguments == {"model": "Golf"}
+
+
+MACROS = _tool(
+    "macros",
+    "Macronutrients of a dish.",
+    {
+        "dish": {"type": "string", "description": "The dish."},
+        "nutrients": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["Protein", "Carbohydrates", "Fat"]},
+            "description": "Which nutrients.",
+        },
+    },
+    ["dish", "nutrients"],
+)
+
+
+def test_an_option_said_clipped_in_a_list_of_options_is_said() -> None:
+    (call,) = read("Give the macronutrients fat and carbs of a lasagna.", [MACROS])
+    assert call.arguments == {"dish": "lasagna", "nutrients": ["Fat", "Carbohydrates"]}
+    (call,) = read("Give the macronutrients carbs of a lasagna.", [MACROS])
+    assert call.arguments == {"dish": "lasagna"}
+
+
+BANKER = _tool(
+    "banker.search",
+    "Search for a banker by area of expertise and city.",
+    {
+        "city": {"type": "string", "description": "The city."},
+        "expertise": {"type": "string", "description": "The area of expertise."},
+    },
+    ["city", "expertise"],
+)
+
+
+def test_a_phrase_ends_before_a_word_of_the_tools_own_thing() -> None:
+    (call,) = read("Search for mortgage bank advisors in Turin.", [BANKER])
+    assert call.arguments == {"city": "Turin", "expertise": "mortgage"}
+
+
+PLUMBER = _tool(
+    "plumber.find",
+    "Find a plumber in a city.",
+    {"city": {"type": "string", "description": "The city and state, e.g. Denver, CO."}},
+    ["city"],
+)
+
+
+def test_a_city_said_as_the_descriptions_example_takes_the_examples_form() -> None:
+    (call,) = read("Find a plumber in Denver.", [PLUMBER])
+    assert call.arguments == {"city": "Denver, CO"}
+    (call,) = read("Find a plumber in Boulder.", [PLUMBER])
+    assert call.arguments == {"city": "Boulder"}
+
+
+PHARMACY = _tool(
+    "pharmacy.find_best",
+    "Find the best pharmacy near a place.",
+    {
+        "near": {"type": "string", "description": "Where to look."},
+        "goods": {"type": "array", "items": {"type": "string"}, "description": "Needed goods."},
+    },
+    ["near", "goods"],
+)
+
+
+def test_a_plain_list_ending_the_request_fills_a_required_list_of_texts() -> None:
+    (call,) = read(
+        "Find the best pharmacy near Leeds, selling sunscreen and cough syrup.", [PHARMACY]
+    )
+    assert call.arguments == {"near": "Leeds", "goods": ["sunscreen", "cough syrup"]}
+
+
+FEEDING = _tool(
+    "feeding_plan",
+    "Plan how much a fish tank needs.",
+    {
+        "fish": {"type": "integer", "description": "How many fish."},
+        "feeding_frequency": {"type": "integer", "description": "Feedings per day."},
+    },
+    ["fish", "feeding_frequency"],
+)
+
+
+def test_a_frequency_per_span_said_as_every_span_is_one() -> None:
+    (call,) = read("Plan feeding for 12 fish that eat every day.", [FEEDING])
+    assert call.arguments == {"fish": 12, "feeding_frequency": 1}
+
+
+PODCASTS = _tool(
+    "podcast.top",
+    "Find the top podcast on a subject.",
+    {
+        "subject": {"type": "string", "description": "The main subject."},
+        "angles": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Angles touching on the subject. Default is none.",
+        },
+    },
+    ["subject"],
+)
+
+
+def test_a_list_said_right_after_words_of_a_lists_description_is_its_value() -> None:
+    (call,) = read("Find the top history podcast touching on trade and city life.", [PODCASTS])
+    assert call.arguments == {"subject": "history", "angles": ["trade", "city life"]}
+
+
+FALL = _tool(
+    "impact_speed",
+    "Speed of a falling object when it lands.",
+    {
+        "height": {"type": "integer", "description": "The height in meters."},
+        "initial_speed": {"type": "number", "description": "The starting speed in m/s."},
+    },
+    ["height", "initial_speed"],
+)
+
+
+def test_a_start_from_rest_is_an_initial_speed_of_zero() -> None:
+    (call,) = read("How fast does a stone dropped from 45 m land?", [FALL])
+    assert call.arguments == {"height": 45, "initial_speed": 0.0}
+
+
 TOP_PLAYER = _tool(
     "top_player",
     "Get the top player of a sport.",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from services.synth.generators.template.reader import read
+from services.synth.generators.template.wording import qualifiers
 from tests.synth.test_reader_matching import _tool
 
 FIELD = _tool(
@@ -67,3 +68,8 @@ HOLDING = _tool(
 def test_a_span_of_years_is_no_count_per_year() -> None:
     (call,) = read("What is the future value of $4000 invested and held for 12 years?", [HOLDING])
     assert call.arguments == {"amount": 4000, "horizon": 12}
+
+
+def test_a_word_that_bounds_a_noun_says_no_kind_of_it() -> None:
+    said = qualifiers("the required minimum herd size for wild bison herds", frozenset({"herd"}))
+    assert [m.text for m in said] == ["wild bison"]

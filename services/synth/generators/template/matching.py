@@ -86,8 +86,10 @@ def _score(param: _Param, mention: Mention) -> float:
         compat = 0.9  # "patient with id 546382"
     if kind == "string" and _never_text(param, mention):
         return 0.0
+    if kind == "string" and _no_date(param, mention):
+        return 0.0  # "the NASDAQ stock price … on March 11": NASDAQ is no date
     if kind == "string" and mention.kind == "name":
-        compat = _name_fit(param)
+        compat = _name_fit(param) * (0.5 if _owned_thing(param, mention) else 1.0)
     if kind == "string" and re.search(r"(?:^|_)id$", param.name, re.I):
         compat = {"code": 1.0, "name": 0.6}.get(mention.kind, compat)  # "ID rs6034464"
     if kind == "integer" and mention.kind != "spelled" and not float(mention.value).is_integer():
@@ -103,28 +105,40 @@ def _score(param: _Param, mention: Mention) -> float:
         compat = 1.5 if fmt == "date" or "date" in param.stems else compat
     if not compat:
         return 0.0
-    context = 0.0
-    if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
-        near = mention.before[-1] in ("near", "around")  # says a place, "in" says less
-        context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
-    if mention.kind == "name" and _names_itself(param, mention):
-        context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
-    if mention.kind in ("quoted", "name") and _offered(param, mention):
-        context += 2.0  # "the 'verdict' details" for "i.e., victim, accused, verdict"
-    if _named_as(param, mention):
-        context += 3.0  # "the text is '…'": the parameter named, then its value
+    context = _cues(param, mention)
     for distance, word in enumerate(reversed(mention.before)):
         if word == "=" + param.name.lower():
             return compat * 100.0
         context += _weight(param, word) / (1.0 + 0.5 * distance)
+    owner = mention.after[:1] == ("s",)  # "Germany's men soccer team": only a team says
     for distance, word in enumerate(mention.after):
-        context += _weight(param, word) / (1.0 + 0.5 * distance)
+        weight = _weight(param, word)
+        context += 0.0 if owner and weight < 2.0 else weight / (1.0 + 0.5 * distance)
     if mention.kind == "number":  # "300 K" for a temperature, "2 moles" for a quantity
         fit = unit_fit(f"{label(param.name)} {undefaulted(schema)}", mention)
         if fit < 0:
             return 0.0  # "2 meters" is never a charge in Coulombs
         context += fit
     return compat * max(1.0 + context, 0.1)
+
+
+def _cues(param: _Param, mention: Mention) -> float:
+    """What the words right around a mention say of ``param`` beyond its own words: a
+    place preposition, "from" a maker, a name holding the parameter's name, a value the
+    schema offers, "<name> is"."""
+    context = 0.0
+    if mention.before[-1:] and mention.before[-1] in _PLACE_PREP and param.stems.keys() & _PLACE:
+        near = mention.before[-1] in ("near", "around")  # says a place, "in" says less
+        context += 2.0 if near else 1.0  # "in Brooklyn", "near Berlin" for a location
+    if mention.kind == "name" and mention.before[-1:] == ("from",) and _maker(param):
+        context += 1.0  # "piano from Yamaha" for a manufacturer
+    if mention.kind == "name" and _names_itself(param, mention):
+        context += 2.0  # "the Premier League" for a league, "Hilton Hotel" for a hotel
+    if mention.kind in ("quoted", "name") and _offered(param, mention):
+        context += 2.0  # "the 'verdict' details" for "i.e., victim, accused, verdict"
+    if _named_as(param, mention):
+        context += 3.0  # "the text is '…'": the parameter named, then its value
+    return context
 
 
 def _weight(param: _Param, word: str) -> float:
@@ -150,6 +164,24 @@ def _named_as(param: _Param, mention: Mention) -> bool:
     if len(said) != len(own) + 1 or said[-1] not in ("is", "was", "are"):
         return False
     return {stem(w) for w in said[:-1]} == own  # its whole name: "gauge pressure is"
+
+
+def _no_date(param: _Param, mention: Mention) -> bool:
+    """Whether a name or phrase without a digit is said for a date parameter ("April
+    2022" may be one)."""
+    said = mention.kind in ("name", "phrase") and not re.search(r"\d", mention.text)
+    return said and _dated(param)
+
+
+def _dated(param: _Param) -> bool:
+    """Whether a text parameter is a date: named one ("date", "start_date") and said in a
+    date format, or with a format of its schema."""
+    said = label(param.name).lower().split()
+    fmt = param.schema.get("format") in ("date", "date-time")
+    return fmt or (said[-1:] == ["date"] and bool(_DATE_FORMAT.search(undefaulted(param.schema))))
+
+
+_DATE_FORMAT = re.compile(r"y{2,4}|\bmm\b|\bdd\b|\bISO\b|\bformat\b", re.I)
 
 
 def _place_only(param: _Param) -> bool:
@@ -195,6 +227,16 @@ _ENTITY = frozenset(
 _CATEGORY = frozenset("type level format mode unit category status kind detail order".split())
 
 
+def _owned_thing(param: _Param, mention: Mention) -> bool:
+    """Whether a name said as an owner ("Van Gogh's painting") is offered to the name of a
+    thing that is no one ("artwork_name", "song_title"): the owner made or has it."""
+    said = {stem(w) for w in words(label(param.name))}
+    thing = bool(said & {"name", "title"}) and not said & {
+        stem(w) for w in _ENTITY - {"name", "title"}
+    }
+    return thing and mention.after[:1] == ("s",)
+
+
 def _name_fit(param: _Param) -> float:
     """How well a proper name fits a text parameter: best one that names something (a
     company, a city, a title), least one that picks a kind or a level of something."""
@@ -228,7 +270,13 @@ def _assign(
         own = {stem(w) for w in words(label(param.name))} - KIND_WORDS - nouns
         _match([param], qualifiers(text, frozenset(own)), text)
     empty = [p for p in empty if not p.spans]
-    if empty and guess:
+    empty = empty if guess else []  # a follow-up that says "the same": the first ask set them
+    empty += [  # "through the train" for an optional mode of transportation
+        p
+        for p in params
+        if not p.required and not p.spans and p.kind == "string" and set(p.stems) & _MEANS
+    ]
+    if empty:
         _match(empty, [m for m in mentions if m.kind == "phrase"], text)
     for param in empty:  # "the number of trees": words that name another parameter
         param.spans = [m for m in param.spans if not _names_other(param, m)]
@@ -428,7 +476,7 @@ def _coordinated(text: str, first: Mention, then: Mention) -> bool:
 def _admissible(param: _Param, mention: Mention) -> bool:
     """An optional parameter takes a value only when the query ties it to the parameter."""
     if mention.kind == "phrase":
-        return False
+        return _by_means(param, mention)
     if mention.kind == "spelled":  # "ten major events" for a count: only when tied
         return param.kind == "integer" and _counts(param, mention)
     if param.kind == "array" and mention.kind != "list":  # loose numbers: only when tied
@@ -440,6 +488,17 @@ def _admissible(param: _Param, mention: Mention) -> bool:
     if param.kind == "string" and mention.kind in ("date", "time", "datetime"):
         return _evidence(param, mention)  # "on the dates 1 May and 2 May": not the exchange
     return True
+
+
+_MEANS = frozenset(stem(w) for w in "mode transportation transport vehicle means method".split())
+
+
+def _by_means(param: _Param, mention: Mention) -> bool:
+    """A plain phrase said after "by", "via" or "through" ("through the train", "by bus")
+    for a parameter that is the means or mode of something."""
+    before = mention.before[:-1] if mention.before[-1:] == ("the",) else mention.before
+    said = before[-1:] and before[-1] in ("by", "via", "through")
+    return bool(said) and bool(set(param.stems) & _MEANS) and len(words(mention.text)) == 1
 
 
 def _taken_words(param: _Param, mention: Mention) -> bool:
@@ -477,7 +536,9 @@ def _evidence(param: _Param, mention: Mention) -> bool:
         return True
     if _described_as(param, mention):
         return True
-    return _near(param, mention) or _placed(param, mention) or (counted and _counts(param, mention))
+    if _near(param, mention) or _placed(param, mention) or _by_means(param, mention):
+        return True
+    return counted and _counts(param, mention)
 
 
 def _says_what(param: _Param, mention: Mention) -> bool:
@@ -505,10 +566,25 @@ def _described_as(param: _Param, mention: Mention) -> bool:
 
 def _placed(param: _Param, mention: Mention) -> bool:
     """A name said after "in", "near" or "at" ("in Rome, Italy", "in the Netherlands") for a
-    place parameter."""
+    place parameter; after "on" ("on Switch", "on Netflix") for a platform."""
     before = mention.before[:-1] if mention.before[-1:] == ("the",) else mention.before
+    if mention.kind == "name" and before[-1:] == ("on",):
+        return bool({stem(w) for w in words(label(param.name))} & _PLATFORM)
     said = mention.kind == "name" and before[-1:] and before[-1] in _PLACE_PREP
     return bool(said) and bool(param.stems.keys() & _PLACE)
+
+
+_MAKERS = frozenset(
+    stem(w) for w in "manufacturer maker brand vendor supplier provider retailer store".split()
+)
+
+
+def _maker(param: _Param) -> bool:
+    """Whether a parameter names who makes or sells something: said after "from"."""
+    return bool({stem(w) for w in words(label(param.name))} & _MAKERS)
+
+
+_PLATFORM = frozenset(stem(w) for w in "platform console network channel website site".split())
 
 
 def _near(param: _Param, mention: Mention, ahead: int = 2) -> bool:

@@ -80,9 +80,11 @@ _IDENT = re.compile(
 """Identifiers, paths, file names and e-mail addresses ("personal_data", "C:/data/cars.csv",
 "johndoe@email.com"): one value each, never cut at their ``_``, ``/`` or ``.``."""
 _CAP = re.compile(
-    r"(?<![\w'])(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
-    r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w])|\d+\b))*"
+    r"(?<![\w'])(?:[A-G]#(?![\w#])|[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))"
+    r"(?:\s+(?:(?:of|de|la|del|the|da|von|du)\s+)?"
+    r"(?:[A-ZÀ-Þ](?:[^\W\d_]|['&.-])*(?![\w]))|\s+\d+\b)*"
 )
+"""Runs of capitalised words; a note with its sharp ("C# major", "F#") is one word."""
 _MODEL = re.compile(r"\b([A-Z][a-z]+)(?:\s+[A-Z][a-z]+)*\s+[A-Z]{1,3}\d+[A-Za-z]?\b(?![-/.]\w)")
 """A brand and its model code ("Yamaha P125", "Galaxy S21"): one name."""
 _LABELS = frozenset(
@@ -94,7 +96,8 @@ _NUMBERED = re.compile(r"(?:^|\s)(?:No\.?|Number|Nr\.?|ID|Id)(?:\s+\d+)?$")
 """A capitalised label that says a number follows ("Case No 28473", "Flight Number 330",
 "user ID 12345")."""
 _PHRASE = re.compile(
-    r"\b(?:in|for|of|from|to|at|on|about|near|by|between|called|named|titled)\s+(?:the\s+|a\s+|an\s+|my\s+)?"
+    r"\b(?:in|for|of|from|to|at|on|about|near|by|via|through|between|called|named|titled)\s+"
+    r"(?:the\s+|a\s+|an\s+|my\s+)?"
     r"([a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|if|is|are|as|"
     r"using|under|over|within|per|than|when|where|while|after|before)\b)[a-z][\w'-]*){0,2})"
 )
@@ -110,6 +113,30 @@ _TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
 _AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
 _SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)\.\s")
 _COUNTED = re.compile(r"\d+(?:\.\d+)?-[A-Za-z]+")
+_RATING = re.compile(
+    r"(?<!\bon )(?<!\bby )(?<!\buntil )(?<!\bfrom )(?<![\w./])"
+    r"(\d{1,2}(?:\.\d+)?)\s*/\s*(5|10)(?![\w/.]|\.\d)",
+    re.I,
+)
+"""A rating out of 5 or 10 ("above 4/5", "8.5/10"): the rating itself ("on 3/10" is a
+day)."""
+_VERSUS = re.compile(
+    r"(?<![\w'])[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*\s+(?:vs\.?|v\.)\s+[A-Z]\w*(?:\s+[A-Z]\w*)*"
+    r"(?=\s+(?:[a-z]+\s+)?case\b)"
+)
+"""Two parties' names joined by "vs" and said as a case ("the Smith vs Jones lawsuit case")."""
+_APPOSED = re.compile(r"\s+([a-z]+),\s*")
+"""A noun and a comma right before a name: the name is what the noun names."""
+_MONTH_YEAR = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)\s+\d{4}\b",
+    re.I,
+)
+"""A month of a year ("April 2022"): the day a relative date ("next month") names."""
+_MONTH_DOT = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.(?=\d)", re.I
+)
+"""A month's name run into its day by a period ("March.11, 2022"): a date as "March 11"."""
 _ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.I)
 _NOT_PHRASE = frozenset(
     "know knowing get getting find finding see make do be have use using help learn compare "
@@ -123,7 +150,7 @@ _SET = re.compile(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)
 _RELATIVE = re.compile(
     r"\b(today|tomorrow|yesterday|the day after tomorrow|"
     r"(?:next|this|coming|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"in\s+(\d+|two|three|four|five|six|seven|ten)\s+days|next\s+week)\b",
+    r"in\s+(\d+|two|three|four|five|six|seven|ten)\s+days|next\s+week|next\s+month)\b",
     re.I,
 )
 _NOT_NAMES = frozenset("i i'm i'd i'll also then and please can could what how".split())
@@ -180,6 +207,8 @@ def relative_dates(text: str, reference: date) -> list[tuple[int, int, str]]:
             day = reference + timedelta(days=2)
         elif said == "next week":
             day = reference + timedelta(days=7)
+        elif said == "next month":  # its first day
+            day = (reference.replace(day=1) + timedelta(days=32)).replace(day=1)
         elif m[2]:
             ahead = (_WEEKDAYS.index(m[2].lower()) - reference.weekday() - 1) % 7 + 1
             day = reference + timedelta(days=ahead)
@@ -270,6 +299,9 @@ def _found(text: str, reference: date | None, naming: frozenset[str]) -> tuple[M
     for m in _NUMBER.finditer(text):  # with a unit, currency, percent sign or exponent first
         if m["unit"] or m["pct"] or m["cur"] or "e" in m["num"].lower():
             found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
+    for m in _RATING.finditer(text):  # "above 4/5": a rating of 4 (out of 5)
+        if float(m[1]) <= float(m[2]):
+            found.add(m.start(), m.end(), "number", float(m[1]))
     for m in _ORDINAL.finditer(text):  # "the 16th century" (dates took theirs already)
         found.add(m.start(), m.end(), "number", float(m[1]))
     for m in _IDENT.finditer(text):
@@ -280,6 +312,8 @@ def _found(text: str, reference: date | None, naming: frozenset[str]) -> tuple[M
     for m in _CODE.finditer(text):
         if not _COUNTED.fullmatch(m[0]):  # "a 7-day trip": a number and its unit
             found.add(m.start(), m.end(), "code", m[0])
+    for m in _VERSUS.finditer(text):  # "the R vs Adams legal case": one case's name
+        found.add(m.start(), m.end(), "name", m[0])
     _find_names(found)
     for m in _NUMBER.finditer(text):
         found.add(m.start(), m.end(), "percent" if m["pct"] else "number", _number(m))
@@ -317,7 +351,8 @@ def _find_dates(found: _Spans, reference: date | None) -> None:
     for m in _STAMP.finditer(text):
         found.add(m.start(), m.end(), "datetime", f"{m[1]}T{m[2]}:{m[3]}:00Z")
     times = find_times(text)
-    dated = find_dates(text)
+    dated = find_dates(_MONTH_DOT.sub(lambda m: m[0][:-1] + " ", text))
+    dated = (*dated, *_glued_dates(text))
     for start, end, iso in dated:
         joined = _joined_time(text, end, times)
         if joined:
@@ -327,11 +362,30 @@ def _find_dates(found: _Spans, reference: date | None) -> None:
         found.add(m.start(), m.end(), "code", m[0])
     for start, end, iso in relative_dates(text, reference) if reference else ():
         found.add(start, end, "date", iso)
-    for m in _RELATIVE.finditer(text) if reference is None and not dated else ():
+    undated = reference is None and not dated and not _MONTH_YEAR.search(text)
+    for m in _RELATIVE.finditer(text) if undated else ():
         start = m.start() + (len(m[0]) - len(m[0][3:]) if m[0].lower().startswith("on ") else 0)
         found.add(start, m.end(), "date", text[start : m.end()])  # no day to count from
     for start, end, clock in times:
         found.add(start, end, "time", clock[:5])
+
+
+_GLUED = re.compile(
+    r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6})(\d{1,2}),?\s+(\d{4})\b",
+    re.I,
+)
+"""A month's name run into its day ("June01 2023")."""
+
+
+def _glued_dates(text: str) -> list[tuple[int, int, str]]:
+    """Dates said with the month's name run into the day ("June01 2023"), as
+    ``(start, end, iso)``."""
+    found = []
+    for m in _GLUED.finditer(text):
+        said = find_dates(f"{m[1]} {m[2]}, {m[3]}")
+        if said:
+            found.append((m.start(), m.end(), said[0][2]))
+    return found
 
 
 def _find_names(found: _Spans) -> None:
@@ -460,11 +514,15 @@ def _mention(
     yield after"); six when they start with "as"."""
     said = text[max(0, start - 60, floor) : start]
     if floor > start - 60:  # "12 feet in length and 8 feet": what is said before the
-        said = _JOINED.split(said)[-1]  # join describes the value before it
+        pieces = _JOINED.split(said)  # join describes the value before it
+        apposed = _APPOSED.fullmatch(said) if kind == "name" else None  # "a player, Serena"
+        said = apposed[1] if apposed else pieces[-1]
     before = tuple(words(said)[-5:])
     tail = words(text[end : end + 60])
     if tail[:1] == ["as"]:
         after = tuple(tail[:6])
+    elif kind == "name" and _APPOSED.fullmatch(text[end:ceiling]):
+        after = ()  # "a Tennis player, Serena Williams": the player is the next name
     else:
         after = _after(words(_PUNCT.split(text[end : min(end + 60, ceiling)], 1)[0]))
     if kind == "number" and text[start] in "$€£":

@@ -14,13 +14,14 @@ from typing import Any
 from services.synth.generators.template.matching import _LISTED, _score
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.specs import _kind, _Param, _strict, _Tool
+from services.synth.generators.template.specs import _kind, _Param, _stems, _strict, _Tool
 from services.synth.surface import label
 
 
 def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Mention]:
-    """Without the names, codes and quotes that are an option of a parameter with a closed
-    set of values ("Drama and Comedy movies" for a ``category`` enum, "premium_economy"), or
+    """Without the names, codes, quotes and phrases that are an option of a parameter with a
+    closed set of values ("Drama and Comedy movies" for a ``category`` enum,
+    "premium_economy", "the amount of protein"), or
     two or more of the examples a parameter's description offers ("Drama and Comedy" for
     "e.g. Drama, Comedy"): that parameter takes them, no other one. One example said alone
     ("from HSBC" for "e.g. HSBC") may be one value among others of its own parameter. Two
@@ -37,11 +38,8 @@ def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Ment
         options |= offered if len(offered) > 1 else set()
     if not options:
         return mentions
-    return [
-        m
-        for m in mentions
-        if m.kind not in ("name", "code", "quoted") or str(m.value).lower() not in options
-    ]
+    kinds = ("name", "code", "quoted", "phrase")  # "the amount of protein" for an enum's
+    return [m for m in mentions if m.kind not in kinds or str(m.value).lower() not in options]
 
 
 def _offering(params: Sequence[_Param], mentions: Sequence[Mention]) -> set[str]:
@@ -399,9 +397,11 @@ def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
     same one ("Monday" for ``day`` and for ``museum``), the one whose description offers it
     ("e.g. Monday, Tuesday") keeps it and the other lets it go; a further value that is part
     of another parameter's value ("C" of "C foot") is none."""
+    _in_longer_option(params, values)
     texts = [p.name for p in params if p.kind == "string" and p.name in values]
     if len(values) < 2 or not texts:
         return
+    _flag_word_out(params, values, texts)
     offered = {p.name: {h.lower() for h in p.hints} for p in params}
     for name in texts:
         for other in (t for t in texts if t != name):
@@ -415,6 +415,40 @@ def _said_once(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
         values[name] = [v for v in values[name] if v not in inside]
     for name in [n for n in texts if not values[n]]:
         del values[name]
+
+
+def _in_longer_option(params: Sequence[_Param], values: dict[str, list[Any]]) -> None:
+    """An option whose words are all words of a longer option another list took ("violin"
+    of "violin lessons": the lessons, not the instrument ``Violins``) is none of its own."""
+    lists = {p.name: p for p in params if p.kind == "array" and _strict(p) and p.name in values}
+    said = {
+        name: [v for found in values[name] if isinstance(found, list) for v in found]
+        for name in lists
+    }
+    stems = {v: {stem(w) for w in words(str(v))} for found in said.values() for v in found}
+    for name in lists:
+        longer = [stems[v] for other in lists if other != name for v in said[other]]
+        gone = {v for v in said[name] if any(stems[v] < s for s in longer)}
+        if gone:
+            values[name] = [[v for v in found if v not in gone] for found in values[name]]
+            if not any(values[name]):
+                del values[name]
+
+
+def _flag_word_out(
+    params: Sequence[_Param], values: dict[str, list[Any]], texts: Sequence[str]
+) -> None:
+    """A flag set by its name's word takes that word from the plain text value it opens
+    ("organic bananas" with ``organic`` on: the product is "bananas")."""
+    flags = [p for p in params if p.kind == "boolean" and values.get(p.name) == [True]]
+    said = {w for p in flags for w in _stems(label(p.name))}
+    for name in texts:
+        values[name] = [
+            v.split(" ", 1)[1]
+            if isinstance(v, str) and " " in v and v[:1].islower() and stem(v.split()[0]) in said
+            else v
+            for v in values[name]
+        ]
 
 
 def _within(value: str, name: str, values: Mapping[str, list[Any]]) -> bool:

@@ -111,8 +111,19 @@ def stem(word: str) -> str:
     for suffix in ("ies", "ing", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            if suffix == "s" and word.endswith("ing") and len(word) > 5:
+                word = word[:-3]  # "ratings" meets "rating": both "rat"
             break
     return word
+
+
+def doer(said: str, word: str) -> bool:
+    """Whether ``word`` is the one who does what ``said`` names ("law" ~ "lawyer", "art" ~
+    "artist", "bank" ~ "banker")."""
+    return len(said) >= 3 and said.isalpha() and word in {said + e for e in _DOER_ENDINGS}
+
+
+_DOER_ENDINGS = ("er", "yer", "ist", "ian", "r")
 
 
 def verb_phrase(name: str, synonym: int = 0, avoid: frozenset[str] = frozenset()) -> str:

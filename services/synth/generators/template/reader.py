@@ -64,7 +64,12 @@ from services.synth.generators.template.pairing import (
     _unplaced,
 )
 from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.routing import _route, _unquoted_names, _unwrapped
+from services.synth.generators.template.routing import (
+    _respelled,
+    _route,
+    _unquoted_names,
+    _unwrapped,
+)
 from services.synth.generators.template.scenes import (
     _followed,
     _joined,
@@ -107,7 +112,7 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     specs = [_tool(t) for t in tools]
     if not specs or not query.strip():
         return ()
-    query = _unquoted_names(_unwrapped(query), specs)
+    query = _respelled(_unquoted_names(_unwrapped(query), specs), specs)
     calls: list[Call] = []
     for spec, texts in _runs(_route(query, specs)):
         new = _run_calls(spec, texts, calls, reference)
@@ -195,7 +200,8 @@ def _said_outright(params: Sequence[_Param], text: str) -> tuple[dict[str, list[
             if hints:
                 values[param.name] = [hints] if param.kind == "array" else hints
                 said = "|".join(re.escape(h) for h in hints)
-                text = re.sub(rf"['\"“]?(?:{said})['\"”]?", _blank, text, flags=re.I)
+                said = rf"['\"“]?(?<!\w)(?:{said})(?:e?s)?(?!\w)['\"”]?"  # not the x of 2x^2
+                text = re.sub(said, _blank, text, flags=re.I)
     return values, whole, text
 
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from services.synth.generators.template.asks import _SAME
 from services.synth.generators.template.mentions import find_mentions, words
 from services.synth.generators.template.pairing import _CURRENCY
-from services.synth.generators.template.phrases import VERB_SYNONYMS, stem
+from services.synth.generators.template.phrases import VERB_SYNONYMS, doer, stem
 from services.synth.generators.template.specs import _stems, _Tool
 from services.synth.generators.template.wording import _DIMENSIONS
 from services.synth.surface import label
@@ -32,7 +32,8 @@ _TITLED = "".join(rf"(?<!\b{t}\.)" for t in ("Mr", "Mrs", "Ms", "Dr", "Prof"))
 
 _CLAUSE = re.compile(
     r"(?<=[?!])\s+|(?<=\.)" + _TITLED + r"\s+(?-i:(?![a-z]))|"  # "Apple Inc. is": no end
-    r"\s*\b(?:also|additionally|secondly|thirdly|finally|lastly|after that|"
+    r"\s*\b(?:(?<!\bthat\s)(?<!\bwhich\s)(?<!\bwho\s)also|"  # "a shop that also sells"
+    r"additionally|secondly|thirdly|finally|lastly|after that|"
     r"and then|then|followed by|furthermore|moreover|plus)\b,?\s*|"
     r",\s+and\s+(?=(?:how|what|which)\s+(?:would|will|does|do|is|are|about)\b)|"
     r",?\s*(?:and\s+)?(?=\bthe\s+(?:second|third|fourth|fifth|other|"
@@ -98,6 +99,41 @@ def _unquoted_names(query: str, specs: Sequence[_Tool]) -> str:
         return label(re.sub(r"[.]", "_", name)) if name else m[0]
 
     return _NAMED.sub(said, query)
+
+
+def _respelled(query: str, specs: Sequence[_Tool]) -> str:
+    """A word one letter off a long word of a parameter's name ("acceleeration" for
+    ``acceleration``) as that word: a slip of the keyboard, not another word. Never inside
+    quotes, never a capitalised word, never a change at the word's end ("formats")."""
+    vocab = {
+        w
+        for spec in specs
+        for name, _, _ in spec.props
+        for w in label(name).lower().split()
+        if len(w) >= 8 and w.isalpha()
+    }
+    if not vocab:
+        return query
+    grouped = [g.span() for g in _GROUPED.finditer(query)]
+
+    def said(m: re.Match[str]) -> str:
+        word = m[0]
+        if word in vocab or not word.islower() or any(a < m.start() < b for a, b in grouped):
+            return word
+        return next((v for v in sorted(vocab) if _slip(word, v)), word)
+
+    return re.sub(r"(?<![\w'-])[A-Za-z]{7,}(?![\w'-])", said, query)
+
+
+def _slip(said: str, word: str) -> bool:
+    """Whether ``said`` is ``word`` with one letter added, dropped or changed, away from
+    the last three letters."""
+    if abs(len(said) - len(word)) > 1 or said == word:
+        return False
+    at = next((i for i, (a, b) in enumerate(zip(said, word, strict=False)) if a != b), None)
+    if at is None or at >= min(len(said), len(word)) - 3:
+        return False
+    return any(said[at + a :] == word[at + b :] for a, b in ((1, 1), (1, 0), (0, 1)))
 
 
 def _names_param(
@@ -242,15 +278,13 @@ def _two_units(text: str) -> bool:
 
 def _overlap(said: set[str], spec: _Tool, idf: Mapping[str, float]) -> float:
     """The IDF-weighted words a clause shares with a tool; a word of the same family as a
-    tool's word ("projected" ~ "projection", "weigh" ~ "weight") counts as that word."""
+    tool's word ("projected" ~ "projection", "weigh" ~ "weight") counts as that word, and
+    as the weightiest of its family ("contribution" in a description, "contrib" in the
+    name: the name's weight)."""
     score = 0.0
     for word in said:
-        if word in spec.words:
-            score += spec.words[word] * idf[word]
-            continue
-        kin = next((w for w in spec.words if _kin(word, w)), None)
-        if kin is not None:
-            score += spec.words[kin] * idf[kin]
+        kin = [w for w in spec.words if w == word or _kin(word, w) or doer(word, w)]
+        score += max((spec.words[w] * idf[w] for w in kin), default=0.0)
     return score
 
 

@@ -70,8 +70,8 @@ def _hints(schema: Mapping[str, Any]) -> tuple[str, ...]:
     found: list[str] = []
     text = str(schema.get("description", ""))
     for m in _EXAMPLES.finditer(text):
-        parts = re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", m[1])
-        found += [re.sub(r"(?:^|\s+)etc\.?$", "", p.strip()).strip(" '\"") for p in parts]
+        said = re.sub(r"\s*\betc\b\.?", "", m[1])  # "victim, accused, verdict etc."
+        found += [p.strip(" '\"") for p in re.split(r",|\bor\b|\band\b|(?<!\d)/|/(?!\d)", said)]
     found += [a or b for a, b in _QUOTED_HINT.findall(text)]
     for m in _BRACKETED.finditer(text):  # "The type of paint (Watercolor, Oil, Acrylic)."
         parts = [p.strip() for p in re.split(r",|\bor\b", m[1])]
@@ -110,6 +110,9 @@ def _new_param(name: str, schema: Mapping[str, Any], required: bool) -> _Param:
         weights[word] = 1.0
     for word in _stems(label(name)):
         weights[word] = 2.0
+    for word in label(name).split():  # "username": "user" names it too
+        if len(word) > 6 and word.endswith("name"):
+            weights.update(dict.fromkeys(_stems(word[:-4]), 2.0))
     return _Param(name, schema, _kind(schema), required, weights, _hints(schema))
 
 

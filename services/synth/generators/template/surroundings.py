@@ -22,12 +22,16 @@ _COPULA = frozenset("is was are were".split())
 def _after(tail: list[str]) -> tuple[str, ...]:
     """The words that describe a mention from behind: up to three, up to a joining word
     ("base 6 and height 10": 6 gets no "height"; '"ACGT" using the reference': what it is
-    used with), save "in" before what a unit measures ("12 feet in length")."""
+    used with), save "in" before what a unit measures ("12 feet in length"), and an owner's
+    "'s" before what it owns ("Germany's men soccer team": only the parameter that names such
+    a thing reads those, see ``matching``)."""
     if len(tail) >= 3 and tail[1] == "in" and tail[2] in _MEASURE:
         return tuple(tail[:3])
     if len(tail) >= 3 and tail[0] in _COPULA and tail[1] in ("a", "an", "the"):
         said = tail[:2] + [w for w in _kept(tail[2:4])]  # "'y' is the function variable"
         return tuple(said)  # "University of California was a party": what it is
+    if tail[:1] == ["s"] and len(tail) > 1 and tail[1] not in _JOINING:
+        return ("s", *_after(tail[1:4])[:3])  # "Germany's men soccer team": whose team
     said: list[str] = []
     for word in tail[:3]:
         if word in _JOINING and said:

@@ -9,13 +9,21 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import date
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from services.synth.generators.template.fields import parse_value, split_fields
 from services.synth.generators.template.matching import _GENDERS, _evidence, _gendered
 from services.synth.generators.template.mentions import Mention, words
-from services.synth.generators.template.phrases import stem
-from services.synth.generators.template.specs import _kind, _Param, _stems, _strict
+from services.synth.generators.template.phrases import STOPWORDS, doer, stem
+from services.synth.generators.template.specs import (
+    _closed,
+    _kind,
+    _Param,
+    _stems,
+    _strict,
+    undefaulted,
+)
 from services.synth.generators.template.wording import _DIMENSIONS, sign
 from services.synth.surface import label
 
@@ -69,6 +77,7 @@ def _found_hints(param: _Param, text: str) -> list[str]:
             (re.search(rf"(?<!\w){re.escape(str(h))}(?!\w)", text), str(h)) for h in param.hints
         ]
         return [h for m, h in sorted((m.start(), h) for m, h in hits if m)]
+    text = _NAME_RUN.sub(lambda m: _own_name(m[0], param.hints), text)
     said = [p for w in words(text) for p in ([w, *w.split("-")] if "-" in w.strip("-") else [w])]
     lowered = f" {' '.join(_base(w) for w in said)} "  # "gas-powered" also says "gas"
     found = []
@@ -80,6 +89,22 @@ def _found_hints(param: _Param, text: str) -> list[str]:
         if said and f" {said} " in lowered:
             found.append((lowered.index(f" {said} "), option))
             lowered = lowered.replace(f" {said} ", " \x00 ")
+            continue
+        if hint != option:  # a gloss is found said whole only
+            continue
+        short = _SHORT_UNIT.fullmatch(said)  # "24h" said as "24 hour", "24-hour"
+        whole = short and re.search(rf" {short[1]} {short[2]}[a-z]* ", lowered)
+        if whole:
+            found.append((whole.start(), hint))
+            lowered = lowered[: whole.start()] + " \x00 " + lowered[whole.end() :]
+            continue
+        head = _head(param, said)  # "disabled people" for the option "Disabled Access"
+        rest = said.split()[1:]  # "guitar shop … violin lessons": "lessons" went elsewhere
+        if head and f" {head} " in lowered and not any(f" {w} " in lowered for w in rest):
+            found.append((lowered.index(f" {head} "), hint))
+            lowered = lowered.replace(f" {head} ", " \x00 ")
+    if _strict(param):
+        found += _clipped(param, lowered, {h for _, h in found})
     return list(dict.fromkeys(h for _, h in sorted(found)))
 
 
@@ -95,6 +120,62 @@ def _glosses(description: str) -> tuple[tuple[str, str], ...]:
     """The options a description glosses ("'gas' refers to a gasoline vehicle, … 'EV'
     refers to an electric vehicle"): (option, what the request says for it)."""
     return tuple((m[1], m[2]) for m in _GLOSS.finditer(description))
+
+
+def _clipped(param: _Param, lowered: str, found: set[str]) -> list[tuple[int, str]]:
+    """Options of one word said clipped in a list of options found ("protein, calories and
+    carbs" for "Carbohydrates"): a word of four letters or more that starts the option, said
+    right after a found one."""
+    tokens = lowered.split()
+    out = []
+    for hint in (h for h in param.hints if h not in found and len(words(h)) == 1):
+        whole = _base(hint)
+        for index, token in enumerate(tokens):
+            before = tokens[max(0, index - 2) : index]
+            listed = before[-1:] == ["\x00"] or before in (["\x00", "and"], ["\x00", "or"])
+            if (
+                listed
+                and len(token) >= 4
+                and whole.startswith(token)
+                and len(whole) > len(token) + 2
+            ):
+                out.append((lowered.index(f" {token} "), hint))
+                break
+    return out
+
+
+def _head(param: _Param, said: str) -> str | None:
+    """The first word of an enum option of several words, when that word is long and no
+    other option has it: said without the option's other words, it says the option alone
+    ("disabled people" for "Disabled Access")."""
+    first, *rest = said.split() or [""]
+    if not rest or not _strict(param) or len(first) < 6 or not first.isalpha():
+        return None
+    others = [h for h in param.hints if " ".join(_base(w) for w in words(h)) != said]
+    if any(first in {_base(w) for w in words(h)} for h in others):
+        return None
+    return first
+
+
+_SHORT_UNIT = re.compile(r"(\d+(?:\.\d+)?) ([a-z]{1,2})")
+"""An option that is a number and a unit's letter ("24h", "4k"): said with the unit's
+word ("24 hour format")."""
+
+
+_NAME_RUN = re.compile(r"(?<![\w'-])[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]*)+")
+"""Capitalised words said together ("Natural History Museum"): a name."""
+
+
+def _own_name(name: str, hints: Sequence[str]) -> str:
+    """A name as said when a hint opens or closes it ("New York City", "Retrieve Personal
+    Info" at a sentence's start), else nothing: an option said inside a longer name
+    ("history" in "Natural History Museum") is no option said."""
+    said = " ".join(_base(w) for w in words(name))
+    for hint in hints:
+        own = " ".join(_base(w) for w in words(str(hint)))
+        if own and (f" {said} ".startswith(f" {own} ") or f" {said} ".endswith(f" {own} ")):
+            return name
+    return " "
 
 
 def _case_twins(hints: Sequence[object]) -> bool:
@@ -270,7 +351,34 @@ def _convert(param: _Param, mention: Mention) -> Any:
         return _date_as(param, str(mention.value))
     if mention.kind in ("quoted", "time", "datetime"):
         return str(mention.value)
+    if mention.kind == "phrase":
+        return _before_tool_words(param, mention.text)
+    if mention.kind == "name":
+        return _as_example(param, mention.text)
     return mention.text
+
+
+_CITY_STATE = re.compile(r"(?:e\.g\.|for example|such as)[:,]?\s+([A-Z][\w.' ]+?),\s*([A-Z]{2})\b")
+
+
+def _as_example(param: _Param, said: str) -> str:
+    """A city said as the description's own example of a city and its state ("New York" for
+    "The city and state, e.g. New York, NY"): in the example's form."""
+    example = _CITY_STATE.search(str(param.schema.get("description", "")))
+    if example and example[1].lower() == said.lower():
+        return f"{example[1]}, {example[2]}"
+    return said
+
+
+def _before_tool_words(param: _Param, said: str) -> str:
+    """A phrase up to the first later word that names the tool's own thing ("divorce law
+    specialists" for a lawyer search's expertise: "divorce")."""
+    kept = said.split()
+    for index, word in enumerate(kept[1:], start=1):
+        own = stem(word.lower())
+        if own in param.shared or any(doer(own, w) for w in param.shared):
+            return " ".join(kept[:index])
+    return said
 
 
 _PREFIXED = {
@@ -382,7 +490,7 @@ def _said_as(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
         rest = rf"(?![\s_-]+(?:{'|'.join(longer)})\b)" if longer else ""
         quoted = rf"['\"“]([^'\"”]{{1,40}})['\"”]\s+is\s+(?:the|my|a|an|its|their)\s+{name}\b{rest}"
         said += [m[1] for m in re.finditer(quoted, text, re.I)]  # "where 'y' is the variable"
-        if said:
+        if said or (said := _compounded(param, text)) or (said := _asked_for(param, text)):
             found[param.name] = said
     return found
 
@@ -457,6 +565,54 @@ def _versus(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
     return found
 
 
+_ASKED_NOUN = re.compile(
+    r"\b(?:what's|what is|what are|what was|find|get|give me|tell me|show me|retrieve|fetch)"
+    r"\s+the\s+([a-z]+(?:\s+[a-z]+)?)\s+(?:of|for|about)\b",
+    re.I,
+)
+"""A question that opens with what it asks of something ("Find the size of …", "What's
+the power rating for …")."""
+
+
+_WHICH = frozenset(
+    _base(w)
+    for w in "detail details stat stats statistic statistics info information attribute "
+    "attributes aspect aspects metric metrics".split()
+)
+"""Words of a parameter's name that make it say which fact is asked ("detail",
+``info_type``, ``stat``)."""
+
+
+def _asked_for(param: _Param, text: str) -> list[str]:
+    """The fact a question asks of something, for a parameter that says which fact is asked
+    ("Find the size of the sculpture" for ``detail``), unless its words are the tool's or a
+    parameter's own ("the details of the sculpture")."""
+    if _closed(param) or not {_base(w) for w in words(label(param.name))} & _WHICH:
+        return []
+    said = _ASKED_NOUN.search(text)
+    if not said:
+        return []
+    own = {stem(w) for w in words(said[1])}
+    if own & (param.shared | set(param.stems)) or own & STOPWORDS:
+        return []
+    return [said[1]]
+
+
+_GENERIC_NAME = frozenset("type name kind value id".split())
+
+
+def _compounded(param: _Param, text: str) -> list[str]:
+    """A value said before a hyphen and a word of its parameter's name ("a gas-fueled car"
+    for ``fuel_type``, "a solar-powered home" for ``power_source``)."""
+    own = {_base(w) for w in words(label(param.name))} - _GENERIC_NAME
+    said = []
+    for m in re.finditer(r"(?<![\w-])([A-Za-z]{2,})-([A-Za-z]+)(?![\w-])", text):
+        value, word = m[1], m[2].lower()
+        if _base(word) in own and _base(value.lower()) not in param.stems:
+            said.append(value)
+    return said
+
+
 def _values(param: _Param, text: str) -> list[Any]:
     """The values ``param`` received (for an array: one list), optional ones only on evidence."""
     if param.kind == "boolean":
@@ -477,19 +633,30 @@ def _values(param: _Param, text: str) -> list[Any]:
                 spans = [m for m in spans if m.kind != "spelled"]
             return [[v for m in spans for v in _convert(param, m)]]
         return [_convert(param, m) for m in spans]
+    if param.kind == "array" and not _strict(param) and _items_text(param):
+        listed = _listed_nouns(param, text) if param.required else _listed_after(param, text)
+        if listed:  # "selling tomatoes and pet food", "related to behaviour and group …"
+            return [listed]
+    if param.kind in ("integer", "number") and _at_rest(param, text):
+        return [0 if param.kind == "integer" else 0.0]  # "an object dropped from 100 m"
+    if param.kind == "integer" and (_one_unit(param, text) or _every_unit(param, text)):
+        return [1]  # "for the next month" for ``months``, "every hour" for a rate per hour
     if param.kind == "string" and not _strict(param) and _gendered(param):
         said = _GENDER.search(text)  # "the top female player": said by its word alone
         if said:
             return [said[0].lower()]
     found = _found_hints(param, text)
+    listed = param.kind == "array" and _strict(param) and _options_listed(found, text)
     hints = [
         h
         for h in found
         if param.required
+        or listed
         or not _own(param, h)
         or (_strict(param) and (len(words(h)) > 1 or _listed_with(h, found, text)))
     ]  # an option of several words said whole ("a tennis court"), or listed with another
-    # ("the status and scheduled trial date"), is asked, the tool's word or not
+    # ("the status and scheduled trial date", "the average price and ratings"), is asked,
+    # the tool's word or not
     if not hints:
         return []
     if param.kind == "array":
@@ -522,6 +689,97 @@ def _scattered(param: _Param, text: str, found: Sequence[str]) -> list[str]:
         for h in param.hints
         if h not in found and len(words(h)) > 1 and {_base(w) for w in words(h)} <= said
     ]
+
+
+def _options_listed(found: Sequence[str], text: str) -> bool:
+    """Whether two or more options of a list are said one after another ("the average price
+    and ratings"): asked, though the tool's own words say them too."""
+    if len(found) < 2:
+        return False
+    stems = [{_base(w) for w in words(h)} for h in found]
+    said = [_base(w) for w in words(text)]
+    at = [next((i for i, w in enumerate(said) if w in s), -1) for s in stems]
+    gaps = [said[a + 1 : b] for a, b in pairwise(sorted(at))]
+    return -1 not in at and all(g in ([], ["and"], ["or"]) for g in gaps)
+
+
+def _items_text(param: _Param) -> bool:
+    items = param.schema.get("items")
+    return isinstance(items, Mapping) and items.get("type", "string") == "string"
+
+
+_ITEM = r"[a-z][a-z-]+(?:\s[a-z][a-z-]+)?"
+_NOUN_LIST = re.compile(
+    rf"\b(?:[a-z]+ing|of|with|including|like)\s+({_ITEM}(?:,\s*{_ITEM})*,?\s+and\s+{_ITEM})"
+    r"\s*(?:[.?!]|$)"
+)
+"""Plain words said as a list at the end of a request ("… selling tomatoes and pet food.")."""
+
+
+def _listed_nouns(param: _Param, text: str) -> list[str]:
+    """The items of a plain list that ends the request, for a required list of texts no
+    other value went to; never the tool's or its parameters' own words."""
+    found = _NOUN_LIST.search(text)
+    if not found:
+        return []
+    items = [i.strip() for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", found[1]) if i.strip()]
+    said = {stem(w) for i in items for w in i.split()}
+    if said & (param.shared | set(param.stems)) or any(
+        w in STOPWORDS for i in items for w in i.split()
+    ):
+        return []
+    return items
+
+
+def _listed_after(param: _Param, text: str) -> list[str]:
+    """The items of a plain list said right after two words of the parameter's description
+    ("Sub-topics related to main topic": "… related to behaviour and group dynamics")."""
+    said = words(undefaulted(param.schema))
+    for first, then in pairwise(said):
+        if first in STOPWORDS or len(first) < 4:
+            continue
+        found = re.search(
+            rf"\b{first}\s+{then}\s+({_ITEM}(?:,\s*{_ITEM})*,?\s+and\s+{_ITEM})"
+            r"\s*(?:[.?!]|$)",
+            text,
+            re.I,
+        )
+        if found:
+            return [i for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", found[1]) if i.strip()]
+    return []
+
+
+_UNITS = frozenset("minute hour day week month quarter year decade century".split())
+
+
+def _one_unit(param: _Param, text: str) -> bool:
+    """Whether a count of a span of time (``months``, ``num_days``) is said as one such
+    span with no number ("for the next month", "over the past year")."""
+    unit = [w for w in label(param.name).lower().split() if w.rstrip("s") in _UNITS]
+    if len(unit) != 1 or not unit[0].endswith("s"):
+        return False
+    said = rf"\b(?:next|past|last|coming|upcoming|following|previous)\s+{unit[0][:-1]}\b"
+    return bool(re.search(said, text, re.I))
+
+
+_REST = re.compile(r"\b(?:from rest|at rest|dropped)\b", re.I)
+
+
+def _at_rest(param: _Param, text: str) -> bool:
+    """Whether a starting speed is said as none ("starts from rest", "an object dropped
+    from 100 m"): the initial velocity or speed is 0."""
+    said = set(label(param.name).lower().split())
+    return "initial" in said and bool(said & {"velocity", "speed"}) and bool(_REST.search(text))
+
+
+def _every_unit(param: _Param, text: str) -> bool:
+    """Whether a frequency per a span of time ("duplication frequency per hour") is said as
+    once every such span ("duplicates every hour")."""
+    said = str(param.schema.get("description", ""))
+    per = re.search(rf"\bper\s+({'|'.join(_UNITS)})\b", said, re.I)
+    frequency = re.search(r"frequen|\brate\b|\btimes\b", f"{param.name} {said}", re.I)
+    every = per and re.search(rf"\bevery\s+{per[1]}\b", text, re.I)
+    return bool(frequency and every)
 
 
 _OPTION_JOIN = r"\s*(?:,|,?\s*and|,?\s*or|&)\s*(?:(?<=\s)[a-z]+\s+)?"

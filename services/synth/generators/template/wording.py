@@ -24,9 +24,11 @@ _NOT_QUALIFIER = frozenset(
     "next last past previous upcoming coming current following same other another each "
     "every all some any many much few several various different more most total average "
     "overall entire whole full about over under into through during between per via than "
-    "like near this that these those its their his her our your".split()
+    "like near this that these those its their his her our your minimum maximum required "
+    "estimated expected".split()
 )
-"""Words before a noun that rank, place or count it rather than say which kind it is."""
+"""Words before a noun that rank, place, count or bound it rather than say which kind it
+is ("the required minimum population size")."""
 _NUMBER_WORD = re.compile(
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
     r"fifty|hundred|thousand|million|first|second|third|fourth|fifth|dozen"
