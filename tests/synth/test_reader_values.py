@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
 from tests.synth.test_reader_matching import _tool
+from tests.synth.test_reader_pairing import DOJO
 
 ENTROPY = _tool(
     "entropy_change",
@@ -701,3 +702,8 @@ def test_a_quote_said_to_be_the_parameters_name_is_its_value() -> None:
         [DERIVATIVE],
     )
     assert call.arguments == {"function": "5y^3 - 4y + 2", "value": 3, "function_variable": "y"}
+
+
+def test_an_option_said_apart_takes_no_word_of_an_option_found_whole() -> None:
+    (call,) = read("Find a karate dojo that also gives judo classes in Lyon.", [DOJO])
+    assert call.arguments == {"city": "Lyon", "classes": ["Judo Classes"], "gear": ["Karate"]}

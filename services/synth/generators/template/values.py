@@ -682,7 +682,11 @@ def _listed_with(option: str, found: Sequence[str], text: str) -> bool:
 
 def _scattered(param: _Param, text: str, found: Sequence[str]) -> list[str]:
     """More options of a list, each of several words said apart ("the location and the
-    year when the park was established" for "Location" and "Established Year")."""
+    year when the park was established" for "Location" and "Established Year"), from words
+    the options found do not say ("guitar" and the "lessons" of "violin lessons": no "Guitar
+    Lessons")."""
+    for option in found:
+        text = re.sub(_said_form(option), " ", text, flags=re.I)
     said = {_base(w) for w in words(text)}
     return [
         h
