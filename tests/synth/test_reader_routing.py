@@ -433,3 +433,33 @@ def test_a_clause_without_values_that_points_back_stays_with_the_ask_before() ->
         {"game_name": "Animal Crossing", "season": "Winter", "item_type": "fish"},
         {"snp_id": "rs53576"},
     ]
+
+
+_MOTION = {
+    "initial_speed": {"type": "number", "description": "The initial speed in m/s."},
+    "acceleration": {"type": "number", "description": "The acceleration in m/s^2."},
+    "time": {"type": "number", "description": "The time in seconds."},
+}
+SPEED = _tool(
+    "final_speed",
+    "Calculate the final speed of an object that starts from an initial speed and accelerates.",
+    _MOTION,
+    list(_MOTION),
+)
+DISPLACEMENT = _tool(
+    "displacement",
+    "Calculate displacement from initial speed, acceleration and time.",
+    _MOTION,
+    list(_MOTION),
+)
+
+
+def test_a_clause_that_says_this_and_a_value_of_its_own_may_lead_up_to_the_next_ask() -> None:
+    calls = read(
+        "A bike starts with an initial speed of 3 m/s. Then it starts to accelerate at 4 m/s^2. "
+        "The rider keeps this acceleration for 6 seconds. What is the displacement of the bike? "
+        "Also, what is its final speed after these 6 seconds?",
+        [SPEED, DISPLACEMENT],
+    )
+    said = {"initial_speed": 3.0, "acceleration": 4.0, "time": 6.0}
+    assert calls == (Call("displacement", said), Call("final_speed", said))

@@ -218,10 +218,11 @@ def _points_back(clause: str) -> bool:
     return bool(_THIS.search(clause)) and not _valued(clause)
 
 
-_BACK = re.compile(r"\b(?:its|their|this)\b", re.I)
-"""A word that points back to what the ask before is about ("I want to know about its
-'material'", "what bugs are there during this time?"): a clause no tool owns that says one
-adds to that ask."""
+_BACK = re.compile(r"\b(?:its|their)\b", re.I)
+"""A pronoun that points back to what the ask before is about ("I want to know about its
+'material'"): a clause no tool owns that says one adds to that ask; one that says "this"
+does only with no value of its own (see :func:`_points_back`: "The driver keeps this
+acceleration for 10 seconds" may set up the next ask)."""
 
 
 _RECAP = re.compile(
