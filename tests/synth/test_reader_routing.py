@@ -463,3 +463,37 @@ def test_a_clause_that_says_this_and_a_value_of_its_own_may_lead_up_to_the_next_
     )
     said = {"initial_speed": 3.0, "acceleration": 4.0, "time": 6.0}
     assert calls == (Call("displacement", said), Call("final_speed", said))
+
+
+PLAYER = _tool(
+    "create_player_profile",
+    "Create a new player profile with a name and class.",
+    {
+        "player_name": {"type": "string", "description": "The name of the player."},
+        "class_type": {"type": "string", "description": "The class of the player."},
+    },
+    ["player_name", "class_type"],
+)
+
+
+CONCERT = _tool(
+    "concert.find_nearby",
+    "Locate nearby concerts based on genre.",
+    {
+        "location": {"type": "string", "description": "The city and state, e.g. Seattle, WA"},
+        "genre": {"type": "string", "description": "Genre of the music."},
+    },
+    ["location", "genre"],
+)
+
+
+def test_a_tools_own_word_outweighs_a_word_said_of_what_another_tools_doer_does() -> None:
+    calls = read(
+        "Make a player named 'Zed' of class 'Mage'. Then find a nearby concert. I am in "
+        "'Austin, TX' and want a concert that plays 'Jazz' music.",
+        [PLAYER, CONCERT],
+    )
+    assert [c.arguments for c in calls] == [
+        {"player_name": "Zed", "class_type": "Mage"},
+        {"location": "Austin, TX", "genre": "Jazz"},
+    ]

@@ -281,12 +281,19 @@ def _overlap(said: set[str], spec: _Tool, idf: Mapping[str, float]) -> float:
     """The IDF-weighted words a clause shares with a tool; a word of the same family as a
     tool's word ("projected" ~ "projection", "weigh" ~ "weight") counts as that word, and
     as the weightiest of its family ("contribution" in a description, "contrib" in the
-    name: the name's weight)."""
+    name: the name's weight); one whose doer the tool says ("law" for "lawyer") counts
+    :data:`_DOER` as much."""
     score = 0.0
     for word in said:
-        kin = [w for w in spec.words if w == word or _kin(word, w) or doer(word, w)]
-        score += max((spec.words[w] * idf[w] for w in kin), default=0.0)
+        kin = [spec.words[w] * idf[w] for w in spec.words if w == word or _kin(word, w)]
+        done = [_DOER * spec.words[w] * idf[w] for w in spec.words if doer(word, w)]
+        score += max(kin + done, default=0.0)
     return score
+
+
+_DOER = 0.8
+"""How much a word counts for a tool that says the one who does it ("law" for "lawyer"),
+against the tool's own word ("a concert that plays 'Rock'": the concert, not a player)."""
 
 
 @lru_cache(maxsize=65536)
