@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from services.synth.generators.template.mentions import Mention, words
-from services.synth.generators.template.phrases import ASK_WORDS, STOPWORDS, stem
+from services.synth.generators.template.phrases import ASK_WORDS, STOPWORDS, compiled, stem
 from services.synth.generators.template.specs import _closed, _Param, _strict
 from services.synth.generators.template.wording import KIND_WORDS, qualifiers
 from services.synth.surface import label
@@ -72,7 +72,7 @@ def named_after(params: Sequence[_Param], text: str) -> None:
         own = [w for w in words(label(param.name)) if w not in KIND_WORDS]
         if not param.required or param.spans or not _free_text(param) or len(own) != 1:
             continue
-        for noun in re.finditer(rf"\b{re.escape(own[0])}\b", text, re.I):
+        for noun in compiled(rf"\b{re.escape(own[0])}\b", re.I).finditer(text):
             said = _AFTER.match(text, noun.end())
             word = said[1] if said else ""
             if not word or word in STOPWORDS or word in ASK_WORDS or stem(word) in param.shared:

@@ -13,7 +13,7 @@ from typing import Any
 
 from services.synth.generators.template.matching import _LISTED, _score
 from services.synth.generators.template.mentions import Mention, words
-from services.synth.generators.template.phrases import stem
+from services.synth.generators.template.phrases import compiled, stem
 from services.synth.generators.template.specs import _kind, _Param, _stems, _strict, _Tool
 from services.synth.surface import label
 
@@ -34,7 +34,7 @@ def _not_options(params: Sequence[_Param], mentions: list[Mention]) -> list[Ment
         options |= offered if len(offered) > 1 else set()
     for param in (p for p in params if p.kind == "boolean"):
         told = str(param.schema.get("description", ""))
-        offered = {v for v in said if re.search(rf"(?<!\w){re.escape(v)}(?!\w)", told, re.I)}
+        offered = {v for v in said if compiled(rf"(?<!\w){re.escape(v)}(?!\w)", re.I).search(told)}
         options |= offered if len(offered) > 1 else set()
     if not options:
         return mentions

@@ -20,6 +20,7 @@ __all__ = [
     "OPENERS",
     "STOPWORDS",
     "VERB_SYNONYMS",
+    "compiled",
     "stem",
     "verb_phrase",
 ]
@@ -102,6 +103,14 @@ ASK_WORDS = frozenset(
 
 _ARTICLE_VERBS = frozenset("book create add send schedule make open post reserve rent buy".split())
 _VOWEL = re.compile(r"^[aeiou]")
+
+
+@lru_cache(maxsize=16384)
+def compiled(source: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile`` behind a cache that holds the patterns built per value and parameter
+    (``re`` keeps only 512, which one synthesis run overflows, recompiling them again and
+    again)."""
+    return re.compile(source, flags)
 
 
 @lru_cache(maxsize=8192)

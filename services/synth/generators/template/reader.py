@@ -63,7 +63,7 @@ from services.synth.generators.template.pairing import (
     _twin_pair,
     _unplaced,
 )
-from services.synth.generators.template.phrases import stem
+from services.synth.generators.template.phrases import compiled, stem
 from services.synth.generators.template.routing import (
     _respelled,
     _route,
@@ -201,7 +201,7 @@ def _said_outright(params: Sequence[_Param], text: str) -> tuple[dict[str, list[
                 values[param.name] = [hints] if param.kind == "array" else hints
                 said = "|".join(re.escape(h) for h in hints)
                 said = rf"['\"“]?(?<!\w)(?:{said})(?:e?s)?(?!\w)['\"”]?"  # not the x of 2x^2
-                text = re.sub(said, _blank, text, flags=re.I)
+                text = compiled(said, re.I).sub(_blank, text)
     return values, whole, text
 
 
@@ -351,7 +351,7 @@ def _said_for(params: Sequence[_Param], values: dict[str, list[Any]], text: str)
 def _counting(hint: str, text: str) -> bool:
     """Whether an offered value is only said right after numbers ("a base of 10 units" for
     a unit that "defaults to 'units'"): there it is what the numbers count."""
-    said = list(re.finditer(rf"(?<!\w){re.escape(hint)}(?!\w)", text, re.I))
+    said = list(compiled(rf"(?<!\w){re.escape(hint)}(?!\w)", re.I).finditer(text))
     return bool(said) and all(re.search(r"\d\s*$", text[: m.start()]) for m in said)
 
 
@@ -379,7 +379,7 @@ def _described(spec: _Tool, mention: Mention) -> bool:
     if mention.kind != "name" or len(mention.text.split()) < 2:
         return False
     told = str(spec.tool["function"].get("description", ""))
-    return bool(re.search(rf"(?<!\w){re.escape(mention.text)}(?!\w)", told))
+    return bool(compiled(rf"(?<!\w){re.escape(mention.text)}(?!\w)").search(told))
 
 
 _COUNTED = re.compile(
@@ -449,7 +449,8 @@ def _plain_list(said: Sequence[str], text: str) -> bool:
     for value in said:
         form = r"[\s_-]+".join(re.escape(w) for w in re.split(r"[\s_-]+", value))
         found += [
-            (m.start(), m.end(), value) for m in re.finditer(rf"(?<!\w){form}(?!\w)", text, re.I)
+            (m.start(), m.end(), value)
+            for m in compiled(rf"(?<!\w){form}(?!\w)", re.I).finditer(text)
         ]
     found.sort()
     run = found[:1]

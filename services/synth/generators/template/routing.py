@@ -12,7 +12,7 @@ from functools import lru_cache
 from services.synth.generators.template.asks import _SAME
 from services.synth.generators.template.mentions import find_mentions, words
 from services.synth.generators.template.pairing import _CURRENCY
-from services.synth.generators.template.phrases import VERB_SYNONYMS, doer, stem
+from services.synth.generators.template.phrases import VERB_SYNONYMS, compiled, doer, stem
 from services.synth.generators.template.specs import _stems, _Tool
 from services.synth.generators.template.wording import _DIMENSIONS
 from services.synth.surface import label
@@ -283,12 +283,20 @@ def _overlap(said: set[str], spec: _Tool, idf: Mapping[str, float]) -> float:
     as the weightiest of its family ("contribution" in a description, "contrib" in the
     name: the name's weight); one whose doer the tool says ("law" for "lawyer") counts
     :data:`_DOER` as much."""
+    own = tuple(spec.words)
     score = 0.0
     for word in said:
-        kin = [spec.words[w] * idf[w] for w in spec.words if w == word or _kin(word, w)]
-        done = [_DOER * spec.words[w] * idf[w] for w in spec.words if doer(word, w)]
-        score += max(kin + done, default=0.0)
+        family = _family(word, own)
+        score += max((share * spec.words[w] * idf[w] for w, share in family), default=0.0)
     return score
+
+
+@lru_cache(maxsize=65536)
+def _family(word: str, own: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    """The tool's words ``word`` counts as, each with its share: 1 for the word itself and
+    its kin, :data:`_DOER` for the one who does it."""
+    kin = tuple((w, 1.0) for w in own if w == word or _kin(word, w))
+    return kin + tuple((w, _DOER) for w in own if doer(word, w))
 
 
 _DOER = 0.8
@@ -411,7 +419,7 @@ def _verb_split(clause: str, specs: Sequence[_Tool]) -> list[str]:
     if not verbs:
         return [clause]
     pattern = rf",?\s+and\s+(?=(?:{'|'.join(map(re.escape, verbs))})\b)"
-    return re.split(pattern, clause, flags=re.I)
+    return compiled(pattern, re.I).split(clause)
 
 
 @lru_cache(maxsize=1024)

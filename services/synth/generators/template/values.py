@@ -15,7 +15,7 @@ from typing import Any
 from services.synth.generators.template.fields import parse_value, split_fields
 from services.synth.generators.template.matching import _GENDERS, _evidence, _gendered
 from services.synth.generators.template.mentions import Mention, words
-from services.synth.generators.template.phrases import STOPWORDS, doer, stem
+from services.synth.generators.template.phrases import STOPWORDS, compiled, doer, stem
 from services.synth.generators.template.specs import (
     _closed,
     _kind,
@@ -187,9 +187,9 @@ def _case_twins(hints: Sequence[object]) -> bool:
 def _capitalised(hint: str, text: str) -> bool:
     """Whether the text says ``hint`` as a name (every word capitalised, "Amazon rainforest"
     is not one) or in quotes: then it is a mention of its own."""
-    if re.search(rf"['\"“]{re.escape(hint)}['\"”]", text, re.I):
+    if compiled(rf"['\"“]{re.escape(hint)}['\"”]", re.I).search(text):
         return True  # quoted: a mention too
-    found = re.search(rf"\b{re.escape(hint)}\b", text, re.I)
+    found = compiled(rf"\b{re.escape(hint)}\b", re.I).search(text)
     said = [w for w in found[0].split() if w[:1].isalpha()] if found else []
     return bool(said) and all(w[:1].isupper() for w in said)
 
@@ -481,7 +481,9 @@ def _said_as(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
     for param in (p for p in params if p.kind == "string" and not _strict(p)):
         name = r"[\s_-]+".join(re.escape(w) for w in label(param.name).lower().split())
         form = rf"\b([A-Za-z][\w-]*)\s+as\s+(?:the|my|a|an|its|their)\s+{name}\b"
-        said = [m[1] for m in re.finditer(form, text, re.I) if m[1].lower() not in _STOP_BEFORE_AS]
+        said = [
+            m[1] for m in compiled(form, re.I).finditer(text) if m[1].lower() not in _STOP_BEFORE_AS
+        ]
         longer = [
             r"[\s_-]+".join(label(p.name).lower().split()[len(label(param.name).split()) :])
             for p in params
@@ -489,7 +491,7 @@ def _said_as(params: Sequence[_Param], text: str) -> dict[str, list[Any]]:
         ]  # "is the function variable": ``function_variable``'s, not ``function``'s
         rest = rf"(?![\s_-]+(?:{'|'.join(longer)})\b)" if longer else ""
         quoted = rf"['\"“]([^'\"”]{{1,40}})['\"”]\s+is\s+(?:the|my|a|an|its|their)\s+{name}\b{rest}"
-        said += [m[1] for m in re.finditer(quoted, text, re.I)]  # "where 'y' is the variable"
+        said += [m[1] for m in compiled(quoted, re.I).finditer(text)]  # "where 'y' is the variable"
         if said or (said := _compounded(param, text)) or (said := _asked_for(param, text)):
             found[param.name] = said
     return found
@@ -686,7 +688,7 @@ def _scattered(param: _Param, text: str, found: Sequence[str]) -> list[str]:
     the options found do not say ("guitar" and the "lessons" of "violin lessons": no "Guitar
     Lessons")."""
     for option in found:
-        text = re.sub(_said_form(option), " ", text, flags=re.I)
+        text = compiled(_said_form(option), re.I).sub(" ", text)
     said = {_base(w) for w in words(text)}
     return [
         h
