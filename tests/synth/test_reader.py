@@ -11,8 +11,8 @@ from services.synth.generators.template import TemplateGenerator
 from services.synth.generators.template.asks import _SAME
 from services.synth.generators.template.mentions import find_mentions, relative_dates
 from services.synth.generators.template.reader import read
+from tests.synth.test_reader_flags import TRANSIT
 from tests.synth.test_reader_matching import PROJECTION
-from tests.synth.test_reader_values import TRANSIT
 
 
 def _tool(name: str, description: str, props: dict, required: list[str]) -> dict:

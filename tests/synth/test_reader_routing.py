@@ -7,7 +7,7 @@ from services.synth.generators.template.reader import read
 from services.synth.generators.template.routing import _respelled
 from services.synth.generators.template.specs import _tool as _spec
 from tests.synth.test_reader_matching import PROJECTION, _tool
-from tests.synth.test_reader_values import CONVERT
+from tests.synth.test_reader_phrasings import CONVERT
 
 SUITS = _tool(
     "lawsuit_search",

@@ -22,9 +22,10 @@ never the ground truth, and it knows nothing of how the realiser words things. I
 A query in which no tool scores at all yields no call: that is how irrelevance reads.
 
 The steps live beside this module: ``specs`` (the schemas as the reader sees them),
-``routing`` (1), ``matching``, ``pairing``, ``values`` and ``mappings`` (2), ``asks``
-(calls across the asks of one request), ``scenes`` (consecutive asks of one tool read
-together); here are :func:`read` and the calls of one ask (3).
+``routing`` (1), ``matching``, ``pairing``, ``values`` (with ``options``, ``flags`` and
+``phrasings``) and ``mappings`` (2), ``asks`` (calls across the asks of one request),
+``scenes`` (consecutive asks of one tool read together); here are :func:`read` and the
+calls of one ask (3).
 """
 
 from __future__ import annotations
@@ -45,9 +46,17 @@ from services.synth.generators.template.asks import (
     _inherit,
     _same_again,
 )
+from services.synth.generators.template.flags import _flag_each
 from services.synth.generators.template.mappings import _dicts
 from services.synth.generators.template.matching import _LISTED, _PLACE, _assign, _placed
 from services.synth.generators.template.mentions import Mention, find_mentions, words
+from services.synth.generators.template.options import (
+    _OPTION_JOIN,
+    _capitalised,
+    _found_hints,
+    _own,
+    _said_form,
+)
 from services.synth.generators.template.pairing import (
     _clock,
     _coefficients,
@@ -64,6 +73,13 @@ from services.synth.generators.template.pairing import (
     _unplaced,
 )
 from services.synth.generators.template.phrases import compiled, stem
+from services.synth.generators.template.phrasings import (
+    _converted,
+    _emptied,
+    _none_said,
+    _said_as,
+    _versus,
+)
 from services.synth.generators.template.routing import (
     _respelled,
     _route,
@@ -86,21 +102,7 @@ from services.synth.generators.template.specs import (
     _Tool,
     _tool,
 )
-from services.synth.generators.template.values import (
-    _OPTION_JOIN,
-    _capitalised,
-    _converted,
-    _emptied,
-    _flag_each,
-    _found_hints,
-    _labelled,
-    _none_said,
-    _own,
-    _said_as,
-    _said_form,
-    _values,
-    _versus,
-)
+from services.synth.generators.template.values import _labelled, _values
 from services.synth.generators.template.wording import unit_said
 from services.synth.surface import NUMBER_WORDS, label
 
