@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from services.synth.generators.template.matching import _LISTED, _score
+from services.synth.generators.template.fits import _score
+from services.synth.generators.template.matching import _LISTED
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.phrases import compiled, stem
 from services.synth.generators.template.specs import _kind, _Param, _stems, _strict, _Tool

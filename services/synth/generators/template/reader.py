@@ -22,8 +22,8 @@ never the ground truth, and it knows nothing of how the realiser words things. I
 A query in which no tool scores at all yields no call: that is how irrelevance reads.
 
 The steps live beside this module: ``specs`` (the schemas as the reader sees them),
-``routing`` (1), ``matching``, ``pairing``, ``values`` (with ``options``, ``flags`` and
-``phrasings``) and ``mappings`` (2), ``asks`` (calls across the asks of one request),
+``routing`` (1), ``fits``, ``matching``, ``pairing``, ``values`` (with ``options``,
+``flags`` and ``phrasings``) and ``mappings`` (2), ``asks`` (calls across the asks of one request),
 ``scenes`` (consecutive asks of one tool read together); here are :func:`read` and the
 calls of one ask (3).
 """
@@ -46,9 +46,10 @@ from services.synth.generators.template.asks import (
     _inherit,
     _same_again,
 )
+from services.synth.generators.template.fits import _PLACE
 from services.synth.generators.template.flags import _flag_each
 from services.synth.generators.template.mappings import _dicts
-from services.synth.generators.template.matching import _LISTED, _PLACE, _assign, _placed
+from services.synth.generators.template.matching import _LISTED, _assign, _placed
 from services.synth.generators.template.mentions import Mention, find_mentions, words
 from services.synth.generators.template.options import (
     _OPTION_JOIN,

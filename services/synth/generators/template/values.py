@@ -12,8 +12,9 @@ from itertools import pairwise
 from typing import Any
 
 from services.synth.generators.template.fields import parse_value, split_fields
+from services.synth.generators.template.fits import _GENDERS, _gendered
 from services.synth.generators.template.flags import _both_ways, _flag
-from services.synth.generators.template.matching import _GENDERS, _evidence, _gendered
+from services.synth.generators.template.matching import _evidence
 from services.synth.generators.template.mentions import Mention, words
 from services.synth.generators.template.options import (
     _found_hints,
