@@ -12,52 +12,40 @@ parameter's description.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from functools import lru_cache
 
 from services.synth.generators.template.concepts import phrase_span
+from services.synth.generators.template.dates import (
+    _MONTH_DOT,
+    _MONTH_YEAR,
+    _RELATIVE,
+    _STAMP,
+    _glued_dates,
+    _joined_time,
+    relative_dates,
+)
+from services.synth.generators.template.numerals import (
+    _FEET_INCHES,
+    _NUMBER,
+    _POWER_OF_TEN,
+    _RATING,
+    _SPELLED,
+    _number,
+    _spelled,
+)
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.surroundings import _after
 from services.synth.surface import find_dates, find_times
 
-__all__ = ["Mention", "find_mentions", "relative_dates", "words"]
+__all__ = ["Mention", "find_mentions", "words"]
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+(?:\.\d+)?")
-_NUM_WORDS = {
-    w: i
-    for i, w in enumerate(
-        (
-            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-            "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
-        ).split()
-    )
-}
-_TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80}
-_SCALE = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
-_NUMBER = re.compile(
-    r"(?<![\w.^/])(?P<cur>[$€£])?\s?(?P<num>-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e-?\d+)?)"
-    r"(?P<short>(?(cur)(?-i:[KMB])(?![A-Za-z])|(?!)))?"
-    r"(?P<pct>\s?%|\s?percent)?(?:\s(?P<scale>thousand|million|billion)\b)?"
-    r"(?P<unit>(?:cm|mm|km|kg|mg|lbs?|ft|ml|m|g|s|ms|h|hrs?|min|K|°[CF]?|[µu]F|mH|Hz|kHz|MHz|GHz|"
-    r"mV|V|mA|A|kW|W|kJ|J|N|kPa|Pa|atm|mph)[²³]?(?![A-Za-z]))?(?![\w/]|-[\w]*\d|\.\d)",
-    re.I,
-)
-_SPELLED = re.compile(
-    r"\b(?:(?:"
-    + "|".join([*_NUM_WORDS, *_TENS])
-    + r")(?:[\s-](?:"
-    + "|".join(_NUM_WORDS)
-    + r"))?)(?:\s(?:hundred|thousand|million))?\b(?!-)",
-    re.I,
-)
 _QUOTED = re.compile(
     r"(?<![A-Za-z])'(.{1,200}?)'(?![A-Za-z])|\"([^\"]{1,200})\"|“([^”]{1,200})”|`([^`]{1,200})`"
 )
 """Quoted text: in single, double or curly quotes, or in backticks (a dataset `df`)."""
-_POWER_OF_TEN = re.compile(r"(?<![\w.^/])(-?\d+(?:\.\d+)?)\s*[x×*]\s*10\s*\^\s*\(?([-+]?\d+)\)?")
-"""A number in scientific notation as written out ("8.854 x 10^-12", "3 × 10^8")."""
 _TERM = r"(?:\d+(?:\.\d+)?\*?)?[xyz](?:\^\d+)?|\d+(?:\.\d+)?"
 _EXPRESSION = re.compile(
     rf"(?<![\w^/.])(?=[^\s]*[xyz])"
@@ -101,25 +89,13 @@ _PHRASE = re.compile(
     r"([a-z][\w'-]*(?:\s+(?!(?:and|or|in|for|of|from|to|at|on|with|by|that|which|if|is|are|as|"
     r"using|under|over|within|per|than|when|where|while|after|before)\b)[a-z][\w'-]*){0,2})"
 )
-_FEET_INCHES = re.compile(
-    r"\b(\d)\s*(?:feet|foot|ft\.?|')\s*(?:and\s+)?(\d{1,2})\s*(?:inches|inch|in\b\.?|\"|'')"
-)
 _SEASON = re.compile(r"(?<![\w-])((?:1[89]|20)\d{2})[-–/]((?:1[89]|20)?\d{2})(?![\w-])")
-_STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})?")
 _PUNCT = re.compile(r"[,;:.?!()—]")
 _JOINED = re.compile(r"\b(?:and|or)\b|[,;]")
-_AT = re.compile(r"^,?\s*(?:at|@)\s+")
 _TAG = re.compile(r"(?<![\w@#])[#@][A-Za-z0-9][\w-]*")
 _AS_TAIL = re.compile(r"\s+as\s+(?:the\s+|a\s+|an\s+)?(?:[\w'-]+\s*){1,4}")
 _SENTENCE_END = re.compile(r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)\.\s")
 _COUNTED = re.compile(r"\d+(?:\.\d+)?-[A-Za-z]+")
-_RATING = re.compile(
-    r"(?<!\bon )(?<!\bby )(?<!\buntil )(?<!\bfrom )(?<![\w./])"
-    r"(\d{1,2}(?:\.\d+)?)\s*/\s*(5|10)(?![\w/.]|\.\d)",
-    re.I,
-)
-"""A rating out of 5 or 10 ("above 4/5", "8.5/10"): the rating itself ("on 3/10" is a
-day)."""
 _VERSUS = re.compile(
     r"(?<![\w'])[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*\s+(?:vs\.?|v\.)\s+[A-Z]\w*(?:\s+[A-Z]\w*)*"
     r"(?=\s+(?:[a-z]+\s+)?case\b)"
@@ -127,16 +103,6 @@ _VERSUS = re.compile(
 """Two parties' names joined by "vs" and said as a case ("the Smith vs Jones lawsuit case")."""
 _APPOSED = re.compile(r"\s+([a-z]+),\s*")
 """A noun and a comma right before a name: the name is what the noun names."""
-_MONTH_YEAR = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december)\s+\d{4}\b",
-    re.I,
-)
-"""A month of a year ("April 2022"): the day a relative date ("next month") names."""
-_MONTH_DOT = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.(?=\d)", re.I
-)
-"""A month's name run into its day by a period ("March.11, 2022"): a date as "March 11"."""
 _ORDINAL = re.compile(r"\b(\d{1,4})(?:st|nd|rd|th)\b", re.I)
 _NOT_PHRASE = frozenset(
     "know knowing get getting find finding see make do be have use using help learn compare "
@@ -147,12 +113,6 @@ _NOT_PHRASE = frozenset(
 refer back to one said before ("of these two functions", "of this route")."""
 _FILLER = frozenset("a an the my me you it this that these those them there here some any".split())
 _SET = re.compile(r"\b([A-Za-z_]\w{0,30})\s*(?:=|:)\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)")
-_RELATIVE = re.compile(
-    r"\b(today|tomorrow|yesterday|the day after tomorrow|"
-    r"(?:next|this|coming|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"in\s+(\d+|two|three|four|five|six|seven|ten)\s+days|next\s+week|next\s+month)\b",
-    re.I,
-)
 _NOT_NAMES = frozenset("i i'm i'd i'll also then and please can could what how".split())
 _REGIONS = frozenset(
     (
@@ -169,8 +129,6 @@ _REGIONS = frozenset(
     + ["new york", "new jersey", "new mexico", "north carolina", "south carolina"]
 )
 """What may follow a place after a comma and belong to it ("Miami, Florida", "Austin, TX")."""
-_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 
 
 @dataclass(frozen=True)
@@ -189,56 +147,6 @@ class Mention:
 def words(text: str) -> list[str]:
     """Lower-case words and numbers of ``text``."""
     return [w.lower() for w in _WORD.findall(text)]
-
-
-def relative_dates(text: str, reference: date) -> list[tuple[int, int, str]]:
-    """``tomorrow``, ``next Friday``, ``in 3 days`` as ``(start, end, iso)`` against
-    ``reference`` ("next Friday" is the first Friday after the reference date)."""
-    found = []
-    for m in _RELATIVE.finditer(text):
-        said = m[1].lower()
-        if said == "today":
-            day = reference
-        elif said == "tomorrow":
-            day = reference + timedelta(days=1)
-        elif said == "yesterday":
-            day = reference - timedelta(days=1)
-        elif said == "the day after tomorrow":
-            day = reference + timedelta(days=2)
-        elif said == "next week":
-            day = reference + timedelta(days=7)
-        elif said == "next month":  # its first day
-            day = (reference.replace(day=1) + timedelta(days=32)).replace(day=1)
-        elif m[2]:
-            ahead = (_WEEKDAYS.index(m[2].lower()) - reference.weekday() - 1) % 7 + 1
-            day = reference + timedelta(days=ahead)
-        else:
-            count = m[3].lower()
-            day = reference + timedelta(days=int(count) if count.isdigit() else _SMALL[count])
-        found.append((m.start(), m.end(), day.isoformat()))
-    return found
-
-
-def _spelled(text: str) -> float:
-    total, current = 0, 0
-    for word in re.split(r"[\s-]+", text.lower()):
-        if word in _NUM_WORDS:
-            current += _NUM_WORDS[word]
-        elif word in _TENS:
-            current += _TENS[word]
-        elif word == "hundred":
-            current = max(current, 1) * 100
-        elif word in _SCALE:
-            total, current = total + max(current, 1) * _SCALE[word], 0
-    return float(total + current)
-
-
-def _number(m: re.Match[str]) -> float:
-    value = float(m["num"].replace(",", ""))
-    scale = (m["scale"] or "").lower()
-    if m["short"]:  # "$1.2M", "$300K" (after a currency sign only: "300K" is Kelvin)
-        scale = {"K": "thousand", "M": "million", "B": "billion"}[m["short"]]
-    return value * {"thousand": 1000, "million": 1e6, "billion": 1e9}.get(scale, 1)
 
 
 _Span = tuple[int, int, str, object]
@@ -370,24 +278,6 @@ def _find_dates(found: _Spans, reference: date | None) -> None:
         found.add(start, end, "time", clock[:5])
 
 
-_GLUED = re.compile(
-    r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6})(\d{1,2}),?\s+(\d{4})\b",
-    re.I,
-)
-"""A month's name run into its day ("June01 2023")."""
-
-
-def _glued_dates(text: str) -> list[tuple[int, int, str]]:
-    """Dates said with the month's name run into the day ("June01 2023"), as
-    ``(start, end, iso)``."""
-    found = []
-    for m in _GLUED.finditer(text):
-        said = find_dates(f"{m[1]} {m[2]}, {m[3]}")
-        if said:
-            found.append((m.start(), m.end(), said[0][2]))
-    return found
-
-
 def _find_names(found: _Spans) -> None:
     """Runs of capitalised words, not a sentence's first word, cut before a kept span."""
     text = found.text
@@ -484,20 +374,6 @@ def _region_after(
     names = place[2] == "name" and span[2] == "name"
     region = str(span[3]).lower() in _REGIONS
     return names and region and re.fullmatch(r",\s*", text[place[1] : span[0]]) is not None
-
-
-def _joined_time(
-    text: str, end: int, times: Sequence[tuple[int, int, str]]
-) -> tuple[int, str] | None:
-    """A clock time said right after a date ("May 3, 2026 at 09:30 UTC"): (its end, HH:MM)."""
-    at = _AT.match(text[end:])
-    if not at:
-        return None
-    for start, stop, clock in times:
-        if start == end + at.end():
-            utc = re.match(r"\s*UTC\b", text[stop:])
-            return stop + (utc.end() if utc else 0), clock
-    return None
 
 
 def _sentence_start(text: str, start: int) -> bool:

@@ -22,10 +22,10 @@ never the ground truth, and it knows nothing of how the realiser words things. I
 A query in which no tool scores at all yields no call: that is how irrelevance reads.
 
 The steps live beside this module: ``specs`` (the schemas as the reader sees them),
-``routing`` (1), ``fits``, ``matching``, ``pairing``, ``values`` (with ``options``,
-``flags`` and ``phrasings``) and ``mappings`` (2), ``asks`` (calls across the asks of one request),
-``scenes`` (consecutive asks of one tool read together); here are :func:`read` and the
-calls of one ask (3).
+``routing`` (1), ``mentions`` (with ``numerals`` and ``dates``), ``fits``, ``matching``,
+``pairing``, ``values`` (with ``options``, ``flags`` and ``phrasings``) and ``mappings`` (2),
+``asks`` (calls across the asks of one request), ``scenes`` (consecutive asks of one tool
+read together); here are :func:`read` and the calls of one ask (3).
 """
 
 from __future__ import annotations
