@@ -1,23 +1,28 @@
 """How argument values look in text: dates in several formats, numbers, labels. Pure.
 
 Stage 2 writes values in these surface forms, the query check and the template solver read
-them back. Keeping the forms in one place means a date written "March 14, 2026" is the same
-value ``2026-03-14`` to every reader, whatever wrote it.
+them back. Keeping the forms in one place means a date written "March 14, 2026" (or, against
+the example's reference date, "tomorrow") is the same value ``2026-03-14`` to every reader,
+whatever wrote it.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 from functools import lru_cache
 
 __all__ = [
     "DATE_STYLES",
     "NUMBER_WORDS",
+    "RELATIVE",
     "find_dates",
     "find_numbers",
     "find_times",
     "label",
     "norm",
+    "relative_dates",
+    "relative_forms",
     "render_date",
 ]
 
@@ -76,6 +81,64 @@ def render_date(iso: str, style: str) -> str:
     if style == "dmy":
         return f"{day} {MONTHS[month - 1]} {year}"
     return f"{month:02d}/{day:02d}/{year}"
+
+
+RELATIVE = re.compile(
+    r"\b(today|tomorrow|yesterday|the day after tomorrow|"
+    r"(?:next|this|coming|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"in\s+(\d+|two|three|four|five|six|seven|ten)\s+days|next\s+week|next\s+month)\b",
+    re.I,
+)
+"""A date said against a reference day: "tomorrow", "next Friday", "in 3 days"."""
+_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+
+
+def relative_dates(text: str, reference: date) -> list[tuple[int, int, str]]:
+    """``tomorrow``, ``next Friday``, ``in 3 days`` as ``(start, end, iso)`` against
+    ``reference`` ("next Friday" is the first Friday after the reference date)."""
+    found = []
+    for m in RELATIVE.finditer(text):
+        said = m[1].lower()
+        if said == "today":
+            day = reference
+        elif said == "tomorrow":
+            day = reference + timedelta(days=1)
+        elif said == "yesterday":
+            day = reference - timedelta(days=1)
+        elif said == "the day after tomorrow":
+            day = reference + timedelta(days=2)
+        elif said == "next week":
+            day = reference + timedelta(days=7)
+        elif said == "next month":  # its first day
+            day = (reference.replace(day=1) + timedelta(days=32)).replace(day=1)
+        elif m[2]:
+            ahead = (_WEEKDAYS.index(m[2].lower()) - reference.weekday() - 1) % 7 + 1
+            day = reference + timedelta(days=ahead)
+        else:
+            count = m[3].lower()
+            day = reference + timedelta(days=int(count) if count.isdigit() else _SMALL[count])
+        found.append((m.start(), m.end(), day.isoformat()))
+    return found
+
+
+def relative_forms(iso: str, reference: date) -> tuple[str, ...]:
+    """How ``iso`` is said against ``reference`` when it lies 1–13 days after it ("tomorrow",
+    "the day after tomorrow", "in 5 days", "next Friday"); each form
+    :func:`relative_dates` reads back as ``iso`` exactly. None for other days."""
+    try:
+        day = date.fromisoformat(iso) if _ISO.fullmatch(iso) else None
+    except ValueError:
+        day = None
+    ahead = (day - reference).days if day else 0
+    if not 1 <= ahead <= 13:
+        return ()
+    forms = ["tomorrow"] if ahead == 1 else [f"in {ahead} days"]
+    if ahead == 2:
+        forms.append("the day after tomorrow")
+    if ahead <= 7:
+        forms.append(f"next {_WEEKDAYS[day.weekday()].title()}")
+    return tuple(f for f in forms if relative_dates(f, reference) == [(0, len(f), iso)])
 
 
 def _iso(year: str, month: int, day: str) -> str:

@@ -1,15 +1,15 @@
 """How dates and times are said beyond the forms
-:func:`~services.synth.surface.find_dates` reads: relative dates against a reference day
-("next Friday", "in 3 days"), a month's name run into its day, timestamps, and a clock time
-said right after a date."""
+:func:`~services.synth.surface.find_dates` reads: a month's name run into its day,
+timestamps, and a clock time said right after a date. Relative dates against a reference day
+("next Friday", "in 3 days") are :func:`~services.synth.surface.relative_dates`, shared with
+the realiser and the query check."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import date, timedelta
 
-from services.synth.surface import find_dates
+from services.synth.surface import find_dates, relative_dates
 
 __all__ = ["relative_dates"]
 
@@ -29,46 +29,6 @@ _MONTH_DOT = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.(?=\d)", re.I
 )
 """A month's name run into its day by a period ("March.11, 2022"): a date as "March 11"."""
-
-
-_RELATIVE = re.compile(
-    r"\b(today|tomorrow|yesterday|the day after tomorrow|"
-    r"(?:next|this|coming|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"in\s+(\d+|two|three|four|five|six|seven|ten)\s+days|next\s+week|next\s+month)\b",
-    re.I,
-)
-
-
-_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
-
-
-def relative_dates(text: str, reference: date) -> list[tuple[int, int, str]]:
-    """``tomorrow``, ``next Friday``, ``in 3 days`` as ``(start, end, iso)`` against
-    ``reference`` ("next Friday" is the first Friday after the reference date)."""
-    found = []
-    for m in _RELATIVE.finditer(text):
-        said = m[1].lower()
-        if said == "today":
-            day = reference
-        elif said == "tomorrow":
-            day = reference + timedelta(days=1)
-        elif said == "yesterday":
-            day = reference - timedelta(days=1)
-        elif said == "the day after tomorrow":
-            day = reference + timedelta(days=2)
-        elif said == "next week":
-            day = reference + timedelta(days=7)
-        elif said == "next month":  # its first day
-            day = (reference.replace(day=1) + timedelta(days=32)).replace(day=1)
-        elif m[2]:
-            ahead = (_WEEKDAYS.index(m[2].lower()) - reference.weekday() - 1) % 7 + 1
-            day = reference + timedelta(days=ahead)
-        else:
-            count = m[3].lower()
-            day = reference + timedelta(days=int(count) if count.isdigit() else _SMALL[count])
-        found.append((m.start(), m.end(), day.isoformat()))
-    return found
 
 
 _GLUED = re.compile(

@@ -20,11 +20,9 @@ from services.synth.generators.template.concepts import phrase_span
 from services.synth.generators.template.dates import (
     _MONTH_DOT,
     _MONTH_YEAR,
-    _RELATIVE,
     _STAMP,
     _glued_dates,
     _joined_time,
-    relative_dates,
 )
 from services.synth.generators.template.numerals import (
     _FEET_INCHES,
@@ -37,7 +35,8 @@ from services.synth.generators.template.numerals import (
 )
 from services.synth.generators.template.phrases import stem
 from services.synth.generators.template.surroundings import _after
-from services.synth.surface import find_dates, find_times
+from services.synth.surface import RELATIVE as _RELATIVE
+from services.synth.surface import find_dates, find_times, relative_dates
 
 __all__ = ["Mention", "find_mentions", "words"]
 
