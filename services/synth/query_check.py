@@ -1,9 +1,10 @@
 """Stage 2's check: does the query state what the ground truth needs, and nothing against it?
 
 Every value the ground-truth calls use (for ``irrelevance``: the intent's values) must be
-recoverable from the text in some surface form — a date as ``2026-03-14`` or "March 14,
-2026", a number as digits or a small number word, text and enum values word for word
-(case and punctuation aside), a flag by its parameter's name. A query contradicts the truth
+recoverable from the text in some surface form — a date as ``2026-03-14``, "March 14,
+2026" or, against the truth's ``features.reference_date``, "tomorrow"; a number as digits or
+a small number word; text and enum values word for word (case and punctuation aside); a flag
+by its parameter's name. A query contradicts the truth
 when it names a date or number no ground-truth value has, or when another value of an enum
 parameter appears next to that parameter's name. Works on any generator's text.
 """
@@ -12,13 +13,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from datetime import date
 from functools import lru_cache
 from typing import Any
 
 from services.synth.calls import Call, GroundTruth, Issue, Verdict, parameters, tool_name
-from services.synth.surface import find_dates, find_numbers, find_times, label, norm
+from services.synth.surface import (
+    find_dates,
+    find_numbers,
+    find_times,
+    label,
+    norm,
+    relative_dates,
+)
 
-__all__ = ["check_query", "truth_calls"]
+__all__ = ["check_query", "reference_date", "truth_calls"]
 
 _STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})")
 _CUT = re.compile(r"[,;.?!]|\b(?:and|with)\b")
@@ -29,16 +38,30 @@ _WINDOW = 48
 class _Said:
     """The query's values, read once: normalised words, dates, times, numbers."""
 
-    def __init__(self, query: str) -> None:
+    def __init__(self, query: str, reference: date | None = None) -> None:
         self.text = query
         self.words = f" {norm(query)} "
         stamps = _STAMP.findall(query)
+        relative = relative_dates(query, reference) if reference else []
         self.dates = {d for _, _, d in find_dates(query)} | {d for d, _ in stamps}
+        self.dates |= {d for _, _, d in relative}
         self.times = {t[:5] for _, _, t in find_times(query)} | {t for _, t in stamps}
-        self.numbers = [n for _, _, n in find_numbers(query)]
+        self.numbers = [
+            n for s, _, n in find_numbers(query) if not any(a <= s < b for a, b, _ in relative)
+        ]
 
     def has(self, text: str) -> bool:
         return f" {norm(text)} " in self.words
+
+
+def reference_date(truth: GroundTruth) -> date | None:
+    """The day the request is written on (``features.reference_date``), when the truth pins
+    one: relative dates ("tomorrow", "next Friday") are counted from it."""
+    said = truth.features.get("reference_date")
+    try:
+        return date.fromisoformat(said) if isinstance(said, str) else None
+    except ValueError:
+        return None
 
 
 def truth_calls(truth: GroundTruth) -> tuple[tuple[Call, ...], dict[str, Mapping[str, Any]]]:
@@ -58,7 +81,7 @@ def check_query(query: str, truth: GroundTruth) -> Verdict:
     """Ok when every needed value is recoverable from ``query`` and nothing contradicts them."""
     if not query.strip():
         return Verdict.of([Issue("empty_query", "the query is empty; write the request")])
-    said = _Said(query)
+    said = _Said(query, reference_date(truth))
     calls, schemas = truth_calls(truth)
     issues: list[Issue] = []
     for index, call in enumerate(calls):

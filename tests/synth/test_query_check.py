@@ -103,3 +103,22 @@ def test_arrays_and_irrelevance_intents() -> None:
     assert check_query("Any flights out of JFK on March 14, 2026?", intent).ok
     assert not check_query("Any flights out of JFK?", intent).ok
     assert _codes("   ") == [("empty_query", None)]
+
+
+PINNED = GroundTruth("simple", (FLIGHTS,), (CALL,), {"reference_date": "2026-03-12"})
+
+
+def test_a_relative_date_states_the_date_against_the_reference() -> None:
+    for when in ("the day after tomorrow", "in 2 days", "next Saturday"):
+        query = f"Search flights from JFK {when} for 3 passengers in business, nonstop only."
+        assert check_query(query, PINNED).ok, query
+    wrong = "Search flights from JFK tomorrow for 3 passengers in business, nonstop only."
+    assert ("value_not_stated", "departure_date") in _codes(wrong, PINNED)
+    assert ("contradiction", None) in _codes(wrong, PINNED)
+    later = "Search flights from JFK in 4 days for 3 passengers in business, nonstop only."
+    assert ("contradiction", None) in _codes(later, PINNED)
+
+
+def test_without_a_reference_a_relative_date_states_nothing() -> None:
+    query = "Search flights from JFK in 2 days for 3 passengers in business, nonstop only."
+    assert ("value_not_stated", "departure_date") in _codes(query)
