@@ -22,7 +22,7 @@ from services.synth.checker import check_calls
 from services.synth.generators.base import Generator
 from services.synth.outcome import Outcome
 from services.synth.plausibility import refine_truth
-from services.synth.query_check import check_query, truth_calls
+from services.synth.query_check import check_query, reference_date, truth_calls
 
 __all__ = ["synthesize"]
 
@@ -59,7 +59,7 @@ def synthesize(
     truth, plausible, _ = refine_truth(truth, rounds=budget, seed=seed, trace=trace)
     if not plausible:
         return Outcome(False, truth, "", (), 0, trace)
-    rounds = 0
+    rounds, reference = 0, reference_date(truth)
     query: str | None = None
     query_issues: Sequence[Issue] = ()
     while True:
@@ -75,7 +75,12 @@ def synthesize(
         call_issues: Sequence[Issue] = ()
         while True:
             answer = generator.calls(
-                query, truth.tools, previous=previous, issues=call_issues, seed=seed
+                query,
+                truth.tools,
+                previous=previous,
+                issues=call_issues,
+                seed=seed,
+                reference=reference,
             )
             verdict = check_calls(answer, truth)
             _record(trace, "calls", rounds, [c.wire() for c in answer], verdict)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -45,13 +45,16 @@ class Faulty(TemplateGenerator):
         previous: tuple[Call, ...] | None = None,
         issues: Sequence[Issue] = (),
         seed: int = 0,
+        reference: date | None = None,
     ) -> tuple[Call, ...]:
         self.answers += 1
         if self.hook is not None:
             self.hook(self.answers)
         if self.no_calls:
             return ()
-        return super().calls(query, tools, previous=previous, issues=issues, seed=seed)
+        return super().calls(
+            query, tools, previous=previous, issues=issues, seed=seed, reference=reference
+        )
 
 
 class Clock:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 
 import pytest
 
@@ -11,6 +12,7 @@ from services.synth.generators.llm import (
     LLMError,
     LLMGenerator,
     LLMUnavailableError,
+    calls_messages,
     decode_tool_calls,
     query_messages,
 )
@@ -87,6 +89,12 @@ def test_refinement_sends_previous_answer_and_issues(
     assert second == TRUTH.calls
     system = fake.requests[-1]["messages"][0]["content"]
     assert "Lyonx" in system and "wrong_value: city should be Lyon (call 0, city)" in system
+
+
+def test_stage_three_is_told_the_reference_date() -> None:
+    system = calls_messages("Weather in Lyon tomorrow?", reference=date(2026, 3, 13))[0]
+    assert "Today is 2026-03-13." in system["content"]
+    assert "Today is" not in calls_messages("Weather in Lyon?")[0]["content"]
 
 
 def test_query_refinement_appends_feedback() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool
 from services.synth.generators.base import Generator
@@ -57,6 +58,7 @@ class Scripted:
         previous: tuple[Call, ...] | None = None,
         issues: Sequence[Issue] = (),
         seed: int = 0,
+        reference: date | None = None,
     ) -> tuple[Call, ...]:
         self.seen.append(("calls", tuple(issues)))
         city = "Oslo" if sum(s == "calls" for s, _ in self.seen) > 1 else "Bergen"

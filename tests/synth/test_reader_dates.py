@@ -50,3 +50,10 @@ def test_a_month_run_into_its_day_by_a_period_is_a_date() -> None:
 def test_a_month_run_into_its_day_is_a_date() -> None:
     said = find_mentions("Book it for July04 2026.")
     assert [(m.kind, m.value) for m in said if m.kind != "phrase"] == [("date", "2026-07-04")]
+
+
+def test_a_relative_date_with_a_clock_time_is_a_timestamp_against_the_reference() -> None:
+    found = find_mentions("Remind me tomorrow at 09:30 UTC.", date(2026, 3, 13))
+    assert ("datetime", "2026-03-14T09:30:00Z") in [(m.kind, m.value) for m in found]
+    later = find_mentions("Remind me in 3 days at 7:15 pm.", date(2026, 3, 13))
+    assert ("datetime", "2026-03-16T19:15:00Z") in [(m.kind, m.value) for m in later]

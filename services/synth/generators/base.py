@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from typing import Protocol, runtime_checkable
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool
@@ -41,6 +42,9 @@ class Generator(Protocol):
         previous: tuple[Call, ...] | None = None,
         issues: Sequence[Issue] = (),
         seed: int = 0,
+        reference: date | None = None,
     ) -> tuple[Call, ...]:
-        """The calls that answer ``query`` using only ``tools``; none when nothing fits."""
+        """The calls that answer ``query`` using only ``tools``; none when nothing fits.
+        ``reference`` is the day the request is written on, when the example pins one
+        (``features.reference_date``): "tomorrow" counts from it."""
         ...

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from datetime import date
 from typing import Any
 
 import httpx
@@ -113,10 +114,17 @@ def query_messages(
 
 
 def calls_messages(
-    query: str, *, previous: Sequence[Call] | None = None, issues: Sequence[Issue] = ()
+    query: str,
+    *,
+    previous: Sequence[Call] | None = None,
+    issues: Sequence[Issue] = (),
+    reference: date | None = None,
 ) -> list[dict[str, str]]:
-    """Stage 3's chat: the user's message, preceded by feedback on an earlier answer."""
+    """Stage 3's chat: the user's message, preceded by feedback on an earlier answer (and the
+    day it is written on, when the example pins one)."""
     system = CALLS_SYSTEM
+    if reference is not None:
+        system += f"\n\nToday is {reference.isoformat()}."
     if previous is not None or issues:
         made = [{"name": c.name, "arguments": c.arguments} for c in previous or ()]
         system += f"\n\nAn earlier answer made these calls:\n{_fenced(made)}"
@@ -237,9 +245,11 @@ class LLMGenerator(ChatEndpointOwner):
         previous: Sequence[Call] | None = None,
         issues: Sequence[Issue] = (),
         seed: int = 0,
+        reference: date | None = None,
     ) -> tuple[Call, ...]:
         """Stage 3: the calls the model makes for ``query`` with ``tools`` offered."""
-        body = self._body(calls_messages(query, previous=previous, issues=issues), seed)
+        messages = calls_messages(query, previous=previous, issues=issues, reference=reference)
+        body = self._body(messages, seed)
         body["tools"] = [dict(tool) for tool in tools]
         body["tool_choice"] = "auto"
         message = self._message(body)

@@ -7,6 +7,7 @@ every model-backed generator is measured against.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool
 from services.synth.generators.template.reader import read
@@ -43,5 +44,6 @@ class TemplateGenerator:
         previous: tuple[Call, ...] | None = None,
         issues: Sequence[Issue] = (),
         seed: int = 0,
+        reference: date | None = None,
     ) -> tuple[Call, ...]:
-        return read(query, tools)
+        return read(query, tools, reference)

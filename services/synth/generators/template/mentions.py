@@ -268,6 +268,9 @@ def _find_dates(found: _Spans, reference: date | None) -> None:
     for m in _TAG.finditer(text):
         found.add(m.start(), m.end(), "code", m[0])
     for start, end, iso in relative_dates(text, reference) if reference else ():
+        joined = _joined_time(text, end, times)  # "tomorrow at 09:30 UTC"
+        if joined:
+            found.add(start, joined[0], "datetime", f"{iso}T{joined[1][:5]}:00Z")
         found.add(start, end, "date", iso)
     undated = reference is None and not dated and not _MONTH_YEAR.search(text)
     for m in _RELATIVE.finditer(text) if undated else ():
