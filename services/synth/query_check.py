@@ -39,7 +39,7 @@ class _Said:
     """The query's values, read once: normalised words, dates, times, numbers."""
 
     def __init__(self, query: str, reference: date | None = None) -> None:
-        self.text = query
+        self.text, self.reference = query, reference
         self.words = f" {norm(query)} "
         stamps = _STAMP.findall(query)
         relative = relative_dates(query, reference) if reference else []
@@ -136,9 +136,11 @@ def _values(value: Any, schema: Mapping[str, Any]) -> Iterator[tuple[Any, Mappin
 
 
 @lru_cache(maxsize=65536)
-def _facts(text: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
-    """The dates and numbers written inside one ground-truth string (values repeat a lot)."""
+def _facts(text: str, reference: date | None = None) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """The dates and numbers written inside one ground-truth string (values repeat a lot); a
+    relative date ("Reminder: the report is due tomorrow.") as the day it names."""
     dates = [d for _, _, d in find_dates(text)] + [m[1] for m in _STAMP.finditer(text)]
+    dates += [d for _, _, d in relative_dates(text, reference)] if reference else []
     return tuple(dates), tuple(n for _, _, n in find_numbers(text))
 
 
@@ -154,7 +156,7 @@ def _contradictions(
         for name, value in call.arguments.items():
             for scalar, _ in _values(value, props.get(name, {})):
                 if isinstance(scalar, str):
-                    found_dates, found_numbers = _facts(scalar)
+                    found_dates, found_numbers = _facts(scalar, said.reference)
                     dates.update(found_dates)
                     numbers.extend(found_numbers)
                 elif isinstance(scalar, int | float) and not isinstance(scalar, bool):

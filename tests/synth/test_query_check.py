@@ -122,3 +122,17 @@ def test_a_relative_date_states_the_date_against_the_reference() -> None:
 def test_without_a_reference_a_relative_date_states_nothing() -> None:
     query = "Search flights from JFK in 2 days for 3 passengers in business, nonstop only."
     assert ("value_not_stated", "departure_date") in _codes(query)
+
+
+def test_a_relative_date_inside_a_value_is_that_value_not_a_clash() -> None:
+    sms = {
+        "type": "function",
+        "function": {
+            "name": "send_sms",
+            "description": "Send an SMS.",
+            "parameters": {"type": "object", "properties": {"message": {"type": "string"}}},
+        },
+    }
+    call = Call("send_sms", {"message": "Reminder: the report is due tomorrow."})
+    truth = GroundTruth("simple", (sms,), (call,), {"reference_date": "2026-03-12"})
+    assert check_query('Text "Reminder: the report is due tomorrow."', truth).ok
