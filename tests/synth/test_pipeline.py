@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from datetime import date
+from dataclasses import replace
+from datetime import date, timedelta
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool
 from services.synth.generators.base import Generator
 from services.synth.generators.template import TemplateGenerator
 from services.synth.pipeline import misread, synthesize
+from services.synth.plausibility import REFERENCE_DATE
+from tests.synth.test_realiser import CALL as HOTEL_CALL
+from tests.synth.test_realiser import TRUTH as HOTEL_TRUTH
 
 WEATHER = {
     "type": "function",
@@ -120,3 +125,14 @@ def test_the_template_generator_end_to_end() -> None:
     assert outcome.accepted and outcome.calls == TRUTH.calls
     row = outcome.example()
     assert row["messages"][0]["content"] == outcome.query
+
+
+def test_a_relative_date_round_trips_and_the_row_pins_its_reference_date() -> None:
+    args = {k: v for k, v in HOTEL_CALL.arguments.items() if k != "breakfast"}
+    day = (REFERENCE_DATE + timedelta(days=4)).isoformat()
+    truth = replace(HOTEL_TRUTH, calls=(Call("book_hotel", {**args, "check_in": day}),))
+    outcome = synthesize(truth, TemplateGenerator(), seed=4)
+    assert outcome.accepted and outcome.refine_rounds == 0
+    assert "in 4 days" in outcome.query and outcome.calls[0].arguments["check_in"] == day
+    meta = outcome.example()["meta"]
+    assert json.loads(meta["features"])["reference_date"] == REFERENCE_DATE.isoformat()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import date
+
 from services.synth.calls import Call, GroundTruth, Issue
 from services.synth.generators.template import TemplateGenerator
 from services.synth.generators.template.phrases import verb_phrase
@@ -158,3 +161,15 @@ def test_verb_phrase_avoids_names_it_is_told_to() -> None:
     )
     assert "channel" not in verb_phrase("post_to_slack_channel", avoid=frozenset({"channel"}))
     assert verb_phrase("lock_door", avoid=frozenset({"lock", "door"})) == "secure the entrance"
+
+
+def test_a_date_near_the_reference_is_sometimes_said_relative_to_it() -> None:
+    pinned = replace(TRUTH, features={"reference_date": "2026-03-10"})  # a Tuesday
+    query = realise(pinned, issues=(), previous=None, seed=3)
+    assert "next Saturday" in query and "2026" not in query
+    (call,) = TemplateGenerator().calls(query, pinned.tools, reference=date(2026, 3, 10))
+    assert call.arguments["check_in"] == "2026-03-14"
+    assert check_query(query, pinned).ok
+    wrong = replace(pinned, features={"reference_date": "2026-03-11"})  # next Saturday: 14th
+    assert check_query(query.replace("next Saturday", "tomorrow"), wrong).issues
+    assert realise(TRUTH, issues=(), previous=None, seed=3).count("2026") == 1  # no reference

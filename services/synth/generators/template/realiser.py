@@ -20,17 +20,18 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
+from datetime import date
 from functools import lru_cache
 from typing import Any
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool, parameters, tool_name
 from services.synth.generators.template.phrases import CONNECTORS, NOUN_SWAPS, verb_phrase
-from services.synth.surface import DATE_STYLES, NUMBER_WORDS, label, render_date
+from services.synth.generators.template.written import is_relative, written
+from services.synth.query_check import reference_date
+from services.synth.surface import NUMBER_WORDS, label
 
 __all__ = ["cue", "explicit_targets", "realise"]
 
-_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):00Z$")
-_CLOCK = re.compile(r"^(\d{2}):(\d{2})$")
 _WORDS = {v: k for k, v in NUMBER_WORDS.items()}
 _LEAD = re.compile(r"^(?:the|a|an|number of|amount of|how many|whether to|whether|if)\s+", re.I)
 _CUT = re.compile(r"\s*(?:,|;|\(|\be\.g\.|\bfor example\b|\bsuch as\b|\.\s|\.$).*$", re.I)
@@ -104,7 +105,7 @@ def realise(truth: GroundTruth, *, issues: Sequence[Issue], previous: str | None
         calls, schemas = truth.calls, {tool_name(t): t for t in truth.tools}
     explicit = explicit_targets(issues, len(calls)) if previous is not None else set()
     avoid = frozenset(n.lower() for call in calls for n in call.arguments)
-    sentences = []
+    reference, sentences = reference_date(truth), []
     for position, group in enumerate(_groups(calls, explicit)):
         first = group[0]
         tool = schemas[calls[first].name]
@@ -113,7 +114,7 @@ def realise(truth: GroundTruth, *, issues: Sequence[Issue], previous: str | None
         if first in explicit or (previous is not None and plain.lower() in previous.lower()):
             sentence = plain
         else:
-            sentence = _unleaked(tool, members, seed * 7919 + first, calls)
+            sentence = _unleaked(tool, members, seed * 7919 + first, calls, reference)
         rng = random.Random(seed * 7919 - first)
         if position and rng.random() < 0.6:
             head = sentence if sentence.startswith("I") else sentence[0].lower() + sentence[1:]
@@ -205,7 +206,9 @@ def _plain(schema: Mapping[str, Any], value: Any) -> str:
     return f'"{value}"'
 
 
-def _unleaked(tool: Tool, calls: Sequence[Call], seed: int, every: Sequence[Call]) -> str:
+def _unleaked(
+    tool: Tool, calls: Sequence[Call], seed: int, every: Sequence[Call], reference: date | None
+) -> str:
     """The first of a few seeded wordings that names none of the parameters of ``every``
     call of the request (a word of one call's wording may be another call's label)."""
     names = {n for call in every for n in call.arguments}
@@ -213,7 +216,8 @@ def _unleaked(tool: Tool, calls: Sequence[Call], seed: int, every: Sequence[Call
     avoid = frozenset(n.lower() for n in names)
     sentence = ""
     for attempt in range(6):
-        sentence = _natural(tool, calls, random.Random(seed + attempt * 104729), avoid)
+        rng = random.Random(seed + attempt * 104729)
+        sentence = _natural(tool, calls, rng, avoid, reference)
         text = sentence.lower()
         if not any(_says(text, name, values) for name in names):
             return sentence
@@ -294,7 +298,11 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 
 
 def _natural(
-    tool: Tool, calls: Sequence[Call], rng: random.Random, avoid: frozenset[str] = frozenset()
+    tool: Tool,
+    calls: Sequence[Call],
+    rng: random.Random,
+    avoid: frozenset[str] = frozenset(),
+    reference: date | None = None,
 ) -> str:
     call = calls[0]
     props = parameters(tool).get("properties", {})
@@ -302,13 +310,13 @@ def _natural(
     phrases = []
     for group in _twins(call, props, tool, rng, varying):
         if len(group) > 1:  # same words, same type: said together, in the schema's order
-            said = [_value(n, props[n], call.arguments[n], rng, avoid) for n in group]
+            said = [_value(n, props[n], call.arguments[n], rng, avoid, reference) for n in group]
             words = _without(cue(group[0], props[group[0]], tool), avoid)
             phrases.append(f"{words} {', '.join(said)}".strip())
             continue
         name = group[0]
         values = [c.arguments[name] for c in calls] if name == varying else [call.arguments[name]]
-        phrases.append(_say(name, props.get(name, {}), values, tool, rng, avoid))
+        phrases.append(_say(name, props.get(name, {}), values, tool, rng, avoid, reference))
     vp = verb_phrase(call.name, 0 if rng.random() < 0.5 else rng.randint(1, 3), avoid)
     return _shape(vp, [p for p in phrases if p], rng)
 
@@ -362,13 +370,14 @@ def _say(
     tool: Tool,
     rng: random.Random,
     avoid: frozenset[str] = frozenset(),
+    reference: date | None = None,
 ) -> str:
     """One parameter's value(s) as a person says them (several: coordinated with "and")."""
     kind = schema.get("type")
     words = _without(cue(name, schema, tool), avoid)
     if kind == "boolean":
         return _flag(words, bool(values[0]), rng)
-    said = [_value(name, schema, v, rng, avoid) for v in values]
+    said = [_value(name, schema, v, rng, avoid, reference) for v in values]
     text = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
     if "enum" in schema and not _shared_enum(name, schema, tool):
         return rng.choice(("{v}", "{v} ({w})", "going with {v}")).format(
@@ -379,7 +388,7 @@ def _say(
     if schema.get("format") == "email":
         return rng.choice(("to {v}", "{v}")).format(v=text) if not words else f"{words} {text}"
     if schema.get("format") == "date" and _alone(tool, lambda s: s.get("format") == "date"):
-        return rng.choice(("on {v}", "for {v}")).format(v=text)
+        return text if is_relative(text) else rng.choice(("on {v}", "for {v}")).format(v=text)
     if _is_place(name, schema) and _alone(tool, lambda s: _is_place("", s)):
         return rng.choice(("in {v}", "for {v}")).format(v=text)
     if not words:
@@ -434,10 +443,11 @@ def _value(
     value: Any,
     rng: random.Random,
     avoid: frozenset[str] = frozenset(),
+    reference: date | None = None,
 ) -> str:
     kind = schema.get("type")
     if kind == "array":
-        items = [_value(name, schema.get("items", {}), v, rng, avoid) for v in value]
+        items = [_value(name, schema.get("items", {}), v, rng, avoid, reference) for v in value]
         return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
     if kind == "object":
         return _plain(schema, value)
@@ -446,7 +456,7 @@ def _value(
     if "enum" in schema:  # "living_room" said "living room", unless that says a name
         spaced = str(value).replace("_", " ")
         return str(value) if any(w in avoid for w in spaced.lower().split()) else spaced
-    return _string(schema, str(value), rng)
+    return written(schema, str(value), rng, reference)
 
 
 def _amount(name: str, schema: Mapping[str, Any], value: float, rng: random.Random) -> str:
@@ -467,27 +477,3 @@ def _number(value: float) -> str:
     if float(value).is_integer():
         return str(int(value))
     return repr(float(value))
-
-
-def _string(schema: Mapping[str, Any], value: str, rng: random.Random) -> str:
-    fmt = schema.get("format")
-    if fmt == "date":
-        return render_date(value, rng.choice(DATE_STYLES[1:] + DATE_STYLES[1:2]))
-    if fmt == "date-time":
-        match = _DATETIME.match(value)
-        if not match:
-            return value
-        when = render_date(match[1], rng.choice(DATE_STYLES[1:]))
-        return f"{when} at {match[2]}:{match[3]} UTC"
-    clock = _CLOCK.match(value)
-    if clock:
-        hour = int(clock[1])
-        if rng.random() < 0.5:
-            return value
-        return f"{(hour - 1) % 12 + 1}:{clock[2]} {'pm' if hour >= 12 else 'am'}"
-    if fmt == "email" or "pattern" in schema:
-        return value
-    titled = all(w[:1].isupper() or w[:1].isdigit() for w in value.split())
-    if len(value.split()) > 3 or not titled or rng.random() < 0.3:
-        return f'"{value}"'
-    return value
