@@ -9,9 +9,9 @@ from services.synth.catalog import builtin_catalog
 from services.synth.checker import check_calls
 from services.synth.generators.template import TemplateGenerator
 from services.synth.generators.template.asks import _SAME
-from services.synth.generators.template.dates import relative_dates
 from services.synth.generators.template.mentions import find_mentions
 from services.synth.generators.template.reader import read
+from services.synth.surface import relative_dates
 from tests.synth.test_reader_flags import TRANSIT
 from tests.synth.test_reader_matching import PROJECTION
 

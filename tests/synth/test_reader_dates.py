@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from services.synth.generators.template.dates import relative_dates
 from services.synth.generators.template.mentions import find_mentions
 from services.synth.generators.template.reader import read
+from services.synth.surface import relative_dates
 from tests.synth.test_reader_matching import _tool
 
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from services.synth.surface import find_dates, relative_dates
-
-__all__ = ["relative_dates"]
+from services.synth.surface import find_dates
 
 _STAMP = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(?:Z|[+-]\d{2}:\d{2})?")
 
