@@ -215,9 +215,10 @@ def _calls(spec: _Tool, text: str, reference: date | None) -> list[Call]:
     rest = [p for p in params if p.name not in values]
     typed = [p for p in rest if p.kind != "boolean" and not _strict(p)]
     naming = _naming(spec)
-    offering = _offering(typed, find_mentions(text, reference, naming))
+    said = find_mentions(text, reference, naming)
+    offering = _offering(typed, said)
     typed = [p for p in typed if p.name not in offering]
-    found = _not_options(params, find_mentions(text, reference, naming))
+    found = _not_options(params, said)
     found = [m for m in found if m.kind != "phrase" or stem(m.text.split()[0]) not in naming]
     found = [m for m in found if not _tools_own_name(m, tool_words) and not _described(spec, m)]
     found = [_of_what(m, tool_words, params) for m in found]
