@@ -15,6 +15,7 @@ from benchmarks import (
     planner_bench,
     synth_bench,
     trainer_bench,
+    trainer_bench_select,
     verifier_bench,
 )
 
@@ -34,6 +35,9 @@ app.command("synth", help="Run the ToolLoop with and without feedback on sampled
 app.command(
     "trainer", help="Run the learning loop: repair SFT, evo DPO, GUI SFT vs SOLAR vs sparse."
 )(trainer_bench.cli)
+app.command(
+    "trainer-select", help="Train-side figures per student base (nothing held out is built)."
+)(trainer_bench_select.cli)
 app.command("ingest", help="Shots, tags, beats and downbeats on generated media with known truth.")(
     ingest.cli
 )

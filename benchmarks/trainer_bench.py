@@ -60,7 +60,17 @@ from services.trainer.runners import run_dpo, run_sft
 from services.trainer.teachers import TeacherEndpoint
 from services.trainer.tokenizer import corpus_texts
 
-__all__ = ["FULL", "QUICK", "SEEDS", "Sizes", "run", "run_seeds", "seeds_for"]
+__all__ = [
+    "FULL",
+    "QUICK",
+    "SEEDS",
+    "Sizes",
+    "run",
+    "run_seeds",
+    "seeded",
+    "seeds_for",
+    "untrained_checkpoint",
+]
 
 SEEDS = {
     "train_tasks": 1,
@@ -250,7 +260,7 @@ def _repair(ctx: Context) -> dict[str, Any]:
     with ctx.phases.phase("repair_sft") as tick:
         rows, stats = build_repair_sft(records, book, controls=sizes.controls)
         sft = run_sft(rows, sizes.base, sizes.sft, ctx.work / "sft", callback=tick)
-        untrained = _untrained(rows, sizes, ctx.work / "untrained")
+        untrained = untrained_checkpoint(rows, sizes, ctx.work / "untrained")
     out: dict[str, Any] = {
         "train_tasks": len(train),
         "heldout_tasks": len(heldout),
@@ -293,7 +303,7 @@ def _evaluate(
     return out
 
 
-def _untrained(rows: list[dict[str, Any]], sizes: Sizes, path: Path) -> str:
+def untrained_checkpoint(rows: list[dict[str, Any]], sizes: Sizes, path: Path) -> str:
     """The SFT run's starting point (same rows → same tokenizer, same seed → same weights)."""
     size = sizes.base.removeprefix("tiny").removeprefix(":") or "tiny"
     model, tokenizer = build_tiny(corpus_texts(rows), seed=sizes.sft.seed, size=size)

@@ -1,0 +1,105 @@
+"""``python -m benchmarks trainer-select``: choose the student base on the train side only.
+
+For each ``--base``, one seed of the trainer benchmark's train half, with nothing held out
+ever built:
+
+- **repair**: the teachers plan the train tasks, repair SFT trains on the verifier-best
+  trajectories, and the untrained and SFT students are judged in the planner's loop on those
+  same train tasks (``train_ves_untrained``, ``train_ves_sft`` and the rounds accepted);
+- **GUI**: GUI SFT on the train episodes, then SOLAR and sparse GRPO online, both judged on
+  the long train episodes they learn from (``train_solar_curve``, ``train_sparse_curve``).
+
+The trainer benchmark's held-out figures (``python -m benchmarks trainer``) then come from
+the base chosen here; this harness never reads them.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from benchmarks.cpu_threads import DEFAULT_THREADS, torch_threads
+from benchmarks.trainer_bench import (
+    FULL,
+    QUICK,
+    Sizes,
+    editbench_tasks,
+    seeded,
+    seeds_for,
+    untrained_checkpoint,
+)
+from benchmarks.trainer_bench_gui import step_sr
+from benchmarks.trainer_bench_loop import LoopRunner, planner_session
+from benchmarks.trainer_bench_online import long_episodes, online_arm
+from services.trainer.datasets import build_repair_sft
+from services.trainer.episodes import episode_rows, generate_episodes
+from services.trainer.runners import run_sft
+
+__all__ = ["select"]
+
+
+def _repair(loop: LoopRunner, sizes: Sizes, seeds: dict[str, int], work: Path) -> dict[str, Any]:
+    train = editbench_tasks(seeds["train_tasks"], sizes.train_tasks, sizes.max_clips)
+    names, _ = loop.resolvable(sizes.teachers)
+    for task in train:
+        loop.plan(task, names[0], sizes.teacher, teachers=names[1:])
+    rows, _ = build_repair_sft(loop.new_records(), {t["id"]: t for t in train})
+    sft = run_sft(rows, sizes.base, sizes.sft, work / "sft")
+    students = {"untrained": untrained_checkpoint(rows, sizes, work / "untrained")}
+    students["sft"] = sft["checkpoint"]
+    out: dict[str, Any] = {"repair_sft_rows": len(rows), "sft_loss": round(sft["final_loss"], 4)}
+    for name, path in students.items():
+        plans = [loop.plan(task, f"hf:{path}", sizes.evaluation) for task in train]
+        out["train_ves_naive"] = round(sum(p["draft_ves"] for p in plans) / len(plans), 4)
+        out[f"train_ves_{name}"] = round(sum(p["ves"] for p in plans) / len(plans), 4)
+        out[f"train_accepted_{name}"] = sum(r["accepted"] for p in plans for r in p["rounds"])
+    return out
+
+
+def _gui(sizes: Sizes, seeds: dict[str, int], work: Path) -> dict[str, Any]:
+    online = sizes.online
+    episodes = generate_episodes(sizes.train_episodes, seed=seeds["train_episodes"], alternatives=0)
+    train = long_episodes(online.train_episodes, seeds["online_train_episodes"], online.min_steps)
+    sft = run_sft(episode_rows(episodes), sizes.base, sizes.gui_sft, work / "gui_sft")
+    out: dict[str, Any] = {
+        "gui_sft_loss": round(sft["final_loss"], 4),
+        "train_step_sr_sft": step_sr(sft["checkpoint"], train, online.config())["step_sr"],
+    }
+    for kind in ("solar", "sparse"):
+        arm = online_arm(kind, sft["checkpoint"], train, train, online, work, seed=seeds["samples"])
+        out[f"train_{kind}_curve"] = arm["curve"]
+    return out
+
+
+def select(sizes: Sizes, bases: list[str], *, seed: int = 0) -> dict[str, dict[str, Any]]:
+    """The train-side figures of each base (see the module doc), seed ``seed``."""
+    seeds = seeds_for(seed)
+    out: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for base in bases:
+            based = replace(seeded(sizes, seed), base=base)
+            work = Path(scratch) / base.replace(":", "-")
+            with planner_session(seed=seeds["plan"]) as loop:
+                figures = _repair(loop, based, seeds, work)
+            figures.update(_gui(based, seeds, work))
+            out[base] = figures
+    return out
+
+
+def cli(
+    bases: list[str] = typer.Option(["tiny", "tiny:small"], "--base", help="Student bases."),
+    json_path: Path = typer.Option(Path("trainer-select.json"), "--json", help="Output file."),
+    seed: int = typer.Option(0, "--seed", help="The trainer benchmark's seed to run."),
+    quick: bool = typer.Option(False, "--quick", help="A test-sized run (seconds, not minutes)."),
+    threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
+) -> None:
+    """Train-side figures per student base, for choosing the base without held-out data."""
+    with torch_threads(threads):
+        results = select(QUICK if quick else FULL, bases, seed=seed)
+    json_path.write_text(json.dumps(results, indent=2) + "\n")
+    typer.echo(json.dumps(results, indent=2))

@@ -1,0 +1,42 @@
+"""The train-side base selection: a quick run per base, and nothing held out is built."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from benchmarks import trainer_bench_select
+from benchmarks.__main__ import app
+from benchmarks.trainer_bench import QUICK, SEEDS
+
+
+def test_a_quick_selection_reports_train_side_figures_and_builds_nothing_held_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task_seeds: list[int] = []
+    real = trainer_bench_select.editbench_tasks
+
+    def recorded(seed: int, n: int, max_clips: int) -> list[dict[str, Any]]:
+        task_seeds.append(seed)
+        return real(seed, n, max_clips)
+
+    monkeypatch.setattr(trainer_bench_select, "editbench_tasks", recorded)
+    out = tmp_path / "select.json"
+    args = ["trainer-select", "--quick", "--base", "tiny", "--json", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    figures = json.loads(out.read_text())["tiny"]
+    assert task_seeds == [SEEDS["train_tasks"]]
+    assert figures["repair_sft_rows"] > 0 and figures["sft_loss"] > 0
+    for key in ("train_ves_naive", "train_ves_untrained", "train_ves_sft", "train_step_sr_sft"):
+        assert 0.0 <= figures[key] <= 1.0, key
+    # the loop keeps a patch only when it raises VES, so no student ends below the naive cut
+    assert figures["train_ves_untrained"] >= figures["train_ves_naive"]
+    assert figures["train_ves_sft"] >= figures["train_ves_naive"]
+    for kind in ("solar", "sparse"):
+        curve = figures[f"train_{kind}_curve"]
+        assert len(curve) == QUICK.online.iterations and all(0 <= x <= 1 for x in curve)
