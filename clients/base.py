@@ -99,6 +99,16 @@ class Call(Generic[T]):
     a caller with a deadline passes what is left of it."""
 
 
+_Phases = tuple[float | None, float | None, float | None, float | None]
+
+
+def _phases(timeout: httpx.Timeout) -> _Phases:
+    """``timeout`` as (connect, read, write, pool): the form every httpx-compatible client
+    takes, including those that do not accept an ``httpx.Timeout`` (Starlette's
+    ``TestClient`` is built on ``httpx2`` when that is installed)."""
+    return (timeout.connect, timeout.read, timeout.write, timeout.pool)
+
+
 class _BaseClient:
     """Configuration and the pure halves of a request: build, decide to retry, parse."""
 
@@ -135,7 +145,7 @@ class _BaseClient:
             self.base_url + call.path,
             json=call.json,
             headers={**self.headers, **call.headers} if call.headers else self.headers,
-            timeout=self._timeout_for(call),
+            timeout=_phases(self._timeout_for(call)),
         )
 
     def _timeout_for(self, call: Call[Any]) -> httpx.Timeout:
