@@ -4,8 +4,10 @@ For each ``--base``, one seed of the trainer benchmark's train half, with nothin
 ever built:
 
 - **repair**: the teachers plan the train tasks, repair SFT trains on the verifier-best
-  trajectories, and the untrained and SFT students are judged in the planner's loop on those
-  same train tasks (``train_ves_untrained``, ``train_ves_sft`` and the rounds accepted);
+  trajectories (once per ``--epochs``), and the untrained and SFT students are judged in the
+  planner's loop on those same train tasks (``train_ves_untrained``, ``train_ves_sft``, the
+  rounds accepted) and on validation tasks no teacher saw, drawn from the train side's own
+  seed family (``val_ves_*``; seed :data:`VALIDATION_SEED` + 100·s, never the held-out one);
 - **GUI**: GUI SFT on the train episodes, then SOLAR and sparse GRPO online, both judged on
   the long train episodes they learn from (``train_solar_curve``, ``train_sparse_curve``).
 
@@ -27,6 +29,7 @@ from benchmarks.cpu_threads import DEFAULT_THREADS, torch_threads
 from benchmarks.trainer_bench import (
     FULL,
     QUICK,
+    SEEDS,
     Sizes,
     editbench_tasks,
     seeded,
@@ -40,24 +43,45 @@ from services.trainer.datasets import build_repair_sft
 from services.trainer.episodes import episode_rows, generate_episodes
 from services.trainer.runners import run_sft
 
-__all__ = ["select"]
+__all__ = ["VALIDATION_SEED", "select"]
+
+VALIDATION_SEED = 5
+"""EditBench seed of the validation tasks (the held-out tasks use 2, the train tasks 1)."""
 
 
-def _repair(loop: LoopRunner, sizes: Sizes, seeds: dict[str, int], work: Path) -> dict[str, Any]:
+def _judge(
+    loop: LoopRunner, tasks: list[dict[str, Any]], path: str, sizes: Sizes
+) -> tuple[float, float, int]:
+    """(mean final VES, mean naive VES, rounds accepted) of ``hf:path`` on ``tasks``."""
+    plans = [loop.plan(task, f"hf:{path}", sizes.evaluation) for task in tasks]
+    ves = round(sum(p["ves"] for p in plans) / len(plans), 4)
+    naive = round(sum(p["draft_ves"] for p in plans) / len(plans), 4)
+    return ves, naive, sum(r["accepted"] for p in plans for r in p["rounds"])
+
+
+def _repair(
+    loop: LoopRunner, sizes: Sizes, seeds: dict[str, int], epochs: list[int], work: Path
+) -> dict[str, Any]:
     train = editbench_tasks(seeds["train_tasks"], sizes.train_tasks, sizes.max_clips)
+    seed = VALIDATION_SEED + seeds["train_tasks"] - SEEDS["train_tasks"]
+    validation = editbench_tasks(seed, sizes.heldout_tasks, sizes.max_clips)
     names, _ = loop.resolvable(sizes.teachers)
     for task in train:
         loop.plan(task, names[0], sizes.teacher, teachers=names[1:])
     rows, _ = build_repair_sft(loop.new_records(), {t["id"]: t for t in train})
-    sft = run_sft(rows, sizes.base, sizes.sft, work / "sft")
     students = {"untrained": untrained_checkpoint(rows, sizes, work / "untrained")}
-    students["sft"] = sft["checkpoint"]
-    out: dict[str, Any] = {"repair_sft_rows": len(rows), "sft_loss": round(sft["final_loss"], 4)}
+    out: dict[str, Any] = {"repair_sft_rows": len(rows)}
+    for count in epochs:
+        hyper = replace(sizes.sft, epochs=count)
+        sft = run_sft(rows, sizes.base, hyper, work / f"sft-{count}")
+        students[f"sft_{count}"] = sft["checkpoint"]
+        out[f"sft_{count}_loss"] = round(sft["final_loss"], 4)
     for name, path in students.items():
-        plans = [loop.plan(task, f"hf:{path}", sizes.evaluation) for task in train]
-        out["train_ves_naive"] = round(sum(p["draft_ves"] for p in plans) / len(plans), 4)
-        out[f"train_ves_{name}"] = round(sum(p["ves"] for p in plans) / len(plans), 4)
-        out[f"train_accepted_{name}"] = sum(r["accepted"] for p in plans for r in p["rounds"])
+        ves, out["train_ves_naive"], out[f"train_accepted_{name}"] = _judge(
+            loop, train, path, sizes
+        )
+        out[f"train_ves_{name}"] = ves
+        out[f"val_ves_{name}"], out["val_ves_naive"], _ = _judge(loop, validation, path, sizes)
     return out
 
 
@@ -76,8 +100,16 @@ def _gui(sizes: Sizes, seeds: dict[str, int], work: Path) -> dict[str, Any]:
     return out
 
 
-def select(sizes: Sizes, bases: list[str], *, seed: int = 0) -> dict[str, dict[str, Any]]:
-    """The train-side figures of each base (see the module doc), seed ``seed``."""
+def select(
+    sizes: Sizes,
+    bases: list[str],
+    *,
+    seed: int = 0,
+    epochs: list[int] | None = None,
+    gui: bool = True,
+) -> dict[str, dict[str, Any]]:
+    """The train-side figures of each base (see the module doc), seed ``seed``; repair SFT
+    runs once per entry of ``epochs`` (default: the benchmark's own)."""
     seeds = seeds_for(seed)
     out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -85,8 +117,9 @@ def select(sizes: Sizes, bases: list[str], *, seed: int = 0) -> dict[str, dict[s
             based = replace(seeded(sizes, seed), base=base)
             work = Path(scratch) / base.replace(":", "-")
             with planner_session(seed=seeds["plan"]) as loop:
-                figures = _repair(loop, based, seeds, work)
-            figures.update(_gui(based, seeds, work))
+                figures = _repair(loop, based, seeds, epochs or [sizes.sft.epochs], work)
+            if gui:
+                figures.update(_gui(based, seeds, work))
             out[base] = figures
     return out
 
@@ -95,11 +128,13 @@ def cli(
     bases: list[str] = typer.Option(["tiny", "tiny:small"], "--base", help="Student bases."),
     json_path: Path = typer.Option(Path("trainer-select.json"), "--json", help="Output file."),
     seed: int = typer.Option(0, "--seed", help="The trainer benchmark's seed to run."),
+    epochs: list[int] = typer.Option([], "--epochs", help="Repair SFT epochs (default: 12)."),
+    gui: bool = typer.Option(True, "--gui/--no-gui", help="Also run the GUI side."),
     quick: bool = typer.Option(False, "--quick", help="A test-sized run (seconds, not minutes)."),
     threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
 ) -> None:
     """Train-side figures per student base, for choosing the base without held-out data."""
     with torch_threads(threads):
-        results = select(QUICK if quick else FULL, bases, seed=seed)
+        results = select(QUICK if quick else FULL, bases, seed=seed, epochs=epochs, gui=gui)
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

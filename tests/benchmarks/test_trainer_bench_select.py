@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from benchmarks import trainer_bench_select
 from benchmarks.__main__ import app
 from benchmarks.trainer_bench import QUICK, SEEDS
+from benchmarks.trainer_bench_select import VALIDATION_SEED
 
 
 def test_a_quick_selection_reports_train_side_figures_and_builds_nothing_held_out(
@@ -26,17 +27,21 @@ def test_a_quick_selection_reports_train_side_figures_and_builds_nothing_held_ou
 
     monkeypatch.setattr(trainer_bench_select, "editbench_tasks", recorded)
     out = tmp_path / "select.json"
-    args = ["trainer-select", "--quick", "--base", "tiny", "--json", str(out)]
+    args = ["trainer-select", "--quick", "--base", "tiny", "--epochs", "1", "--epochs", "2"]
+    args += ["--json", str(out)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())["tiny"]
-    assert task_seeds == [SEEDS["train_tasks"]]
-    assert figures["repair_sft_rows"] > 0 and figures["sft_loss"] > 0
-    for key in ("train_ves_naive", "train_ves_untrained", "train_ves_sft", "train_step_sr_sft"):
-        assert 0.0 <= figures[key] <= 1.0, key
-    # the loop keeps a patch only when it raises VES, so no student ends below the naive cut
-    assert figures["train_ves_untrained"] >= figures["train_ves_naive"]
-    assert figures["train_ves_sft"] >= figures["train_ves_naive"]
+    assert task_seeds == [SEEDS["train_tasks"], VALIDATION_SEED]
+    assert SEEDS["heldout_tasks"] not in task_seeds
+    assert figures["repair_sft_rows"] > 0 and figures["sft_1_loss"] > 0
+    for split in ("train", "val"):
+        for student in ("untrained", "sft_1", "sft_2"):
+            key = f"{split}_ves_{student}"
+            assert 0.0 <= figures[key] <= 1.0, key
+            # the loop keeps a patch only when it raises VES: no student ends below the naive cut
+            assert figures[key] >= figures[f"{split}_ves_naive"], key
+    assert 0.0 <= figures["train_step_sr_sft"] <= 1.0
     for kind in ("solar", "sparse"):
         curve = figures[f"train_{kind}_curve"]
         assert len(curve) == QUICK.online.iterations and all(0 <= x <= 1 for x in curve)
