@@ -26,7 +26,9 @@ sparse-reward GRPO, each iterated on-policy from the SFT checkpoint (``solar_cur
 ``sparse_curve``; ``step_sr_solar`` / ``step_sr_sparse`` are the last points).
 
 ``--seeds K`` runs the whole benchmark K times (seed s shifts every data and model seed) and
-reports each figure's mean under its key and its sample std under ``<key>_std``.
+reports each figure's mean under its key and its sample std under ``<key>_std``. Each run
+also reports the goals' gaps taken within the seed (:data:`GAPS`), so ``<gap>_std`` is the
+spread of the gap itself.
 Hyper-parameters are fixed here, never chosen on held-out figures.
 """
 
@@ -62,9 +64,11 @@ from services.trainer.tokenizer import corpus_texts
 
 __all__ = [
     "FULL",
+    "GAPS",
     "QUICK",
     "SEEDS",
     "Sizes",
+    "goal_gaps",
     "run",
     "run_seeds",
     "seeded",
@@ -391,6 +395,20 @@ def _gui(ctx: Context) -> dict[str, Any]:
     return out
 
 
+GAPS = {
+    "gap_sft_over_untrained": ("ves_sft", "ves_untrained"),
+    "gap_evo_over_sft": ("ves_evo", "ves_sft"),
+    "gap_solar_over_sparse": ("step_sr_solar", "step_sr_sparse"),
+}
+"""The goals' gaps, taken within each seed; over seeds their mean and ``<key>_std`` say
+whether a gap is larger than its own spread."""
+
+
+def goal_gaps(figures: Mapping[str, Any]) -> dict[str, float]:
+    """One run's :data:`GAPS` (higher minus lower figure)."""
+    return {key: _r(figures[high] - figures[low]) for key, (high, low) in GAPS.items()}
+
+
 def run(
     sizes: Sizes = FULL,
     *,
@@ -410,6 +428,7 @@ def run(
         with planner_session(seed=seeds["plan"], endpoints=endpoints) as loop:
             figures.update(_repair(Context(sizes, seeds, loop, phases, work)))
         figures.update(_gui(Context(sizes, seeds, loop, phases, work)))
+    figures.update(goal_gaps(figures))
     figures["sizes"] = _jsonable(asdict(sizes))
     figures["seeds"] = seeds
     figures["runtime_s"] = {**phases.seconds, "total": round(time.perf_counter() - started, 2)}

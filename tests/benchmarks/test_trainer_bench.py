@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from benchmarks.__main__ import app
 from benchmarks.editbench import generate
-from benchmarks.trainer_bench import QUICK, SEEDS, editbench_tasks, seeds_for
+from benchmarks.trainer_bench import GAPS, QUICK, SEEDS, editbench_tasks, seeds_for
 from benchmarks.trainer_bench_loop import (
     RELEVANCE,
     BenchRegistry,
@@ -126,6 +126,11 @@ def test_a_quick_run_reports_every_figure_in_range(quick: dict[str, Any]) -> Non
     assert quick["step_sr_solar"] == quick["solar_curve"][-1]
     assert len(quick["solar_curve_std"]) == iterations
     assert [r["round"] for r in quick["evo_rounds"]] == [1.0, 2.0]
+    for key, (high, low) in GAPS.items():
+        runs = quick["per_seed"]
+        assert [r[key] for r in runs] == [pytest.approx(r[high] - r[low], abs=1e-4) for r in runs]
+        assert quick[key] == pytest.approx((runs[0][key] + runs[1][key]) / 2, abs=1e-4)
+        assert f"{key}_std" in quick
     assert quick["teachers"] == list(QUICK.teachers)
     assert set(quick["teacher_wins"]) <= set(QUICK.teachers)
     assert sum(quick["teacher_wins"].values()) > 0
