@@ -5,9 +5,10 @@ ever built:
 
 - **repair**: the teachers plan the train tasks, repair SFT trains on the verifier-best
   trajectories (once per ``--epochs``), and the untrained and SFT students are judged in the
-  planner's loop on those same train tasks (``train_ves_untrained``, ``train_ves_sft``, the
-  rounds accepted) and on validation tasks no teacher saw, drawn from the train side's own
-  seed family (``val_ves_*``; seed :data:`VALIDATION_SEED` + 100·s, never the held-out one);
+  planner's loop on those same train tasks (``train_ves_untrained``,
+  ``train_ves_sft_<epochs>``, the rounds accepted) and on validation tasks no teacher saw,
+  drawn from the train side's own seed family (``val_ves_*``; EditBench seed
+  :data:`VALIDATION_SEED` + 100·s, never the held-out one);
 - **GUI**: GUI SFT on the train episodes, then SOLAR and sparse GRPO online, both judged on
   the long train episodes they learn from (``train_solar_curve``, ``train_sparse_curve``).
 
@@ -77,11 +78,10 @@ def _repair(
         students[f"sft_{count}"] = sft["checkpoint"]
         out[f"sft_{count}_loss"] = round(sft["final_loss"], 4)
     for name, path in students.items():
-        ves, out["train_ves_naive"], out[f"train_accepted_{name}"] = _judge(
-            loop, train, path, sizes
-        )
-        out[f"train_ves_{name}"] = ves
-        out[f"val_ves_{name}"], out["val_ves_naive"], _ = _judge(loop, validation, path, sizes)
+        for split, tasks in (("train", train), ("val", validation)):
+            ves, naive, accepted = _judge(loop, tasks, path, sizes)
+            out[f"{split}_ves_naive"], out[f"{split}_ves_{name}"] = naive, ves
+            out[f"{split}_accepted_{name}"] = accepted
     return out
 
 
@@ -128,7 +128,7 @@ def cli(
     bases: list[str] = typer.Option(["tiny", "tiny:small"], "--base", help="Student bases."),
     json_path: Path = typer.Option(Path("trainer-select.json"), "--json", help="Output file."),
     seed: int = typer.Option(0, "--seed", help="The trainer benchmark's seed to run."),
-    epochs: list[int] = typer.Option([], "--epochs", help="Repair SFT epochs (default: 12)."),
+    epochs: list[int] = typer.Option([], "--epochs", help="Repair SFT epochs (default: FULL's)."),
     gui: bool = typer.Option(True, "--gui/--no-gui", help="Also run the GUI side."),
     quick: bool = typer.Option(False, "--quick", help="A test-sized run (seconds, not minutes)."),
     threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
