@@ -13,16 +13,7 @@ from services.synth.generators.template.mentions import find_mentions
 from services.synth.generators.template.reader import read
 from services.synth.surface import relative_dates
 from tests.synth.test_reader_flags import TRANSIT
-from tests.synth.test_reader_matching import PROJECTION
-
-
-def _tool(name: str, description: str, props: dict, required: list[str]) -> dict:
-    parameters = {"type": "object", "properties": props, "required": required}
-    return {
-        "type": "function",
-        "function": {"name": name, "description": description, "parameters": parameters},
-    }
-
+from tests.synth.test_reader_matching import PROJECTION, _tool
 
 WEATHER = _tool(
     "get_weather",

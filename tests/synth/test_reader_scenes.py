@@ -8,15 +8,7 @@ from services.synth.calls import Call
 from services.synth.generators.template.reader import _calls, read
 from services.synth.generators.template.scenes import _followed, _joined, _without_asides
 from services.synth.generators.template.specs import _tool as spec_of
-
-
-def _tool(name: str, description: str, props: dict, required: list[str]) -> dict:
-    parameters = {"type": "object", "properties": props, "required": required}
-    return {
-        "type": "function",
-        "function": {"name": name, "description": description, "parameters": parameters},
-    }
-
+from tests.synth.test_reader_matching import _tool
 
 EVENT = _tool(
     "get_event_date",
