@@ -50,16 +50,6 @@ VALIDATION_SEED = 5
 """EditBench seed of the validation tasks (the held-out tasks use 2, the train tasks 1)."""
 
 
-def _judge(
-    loop: LoopRunner, tasks: list[dict[str, Any]], path: str, sizes: Sizes
-) -> tuple[float, float, int]:
-    """(mean final VES, mean naive VES, rounds accepted) of ``hf:path`` on ``tasks``."""
-    plans = [loop.plan(task, f"hf:{path}", sizes.evaluation) for task in tasks]
-    ves = round(sum(p["ves"] for p in plans) / len(plans), 4)
-    naive = round(sum(p["draft_ves"] for p in plans) / len(plans), 4)
-    return ves, naive, sum(r["accepted"] for p in plans for r in p["rounds"])
-
-
 def _repair(
     loop: LoopRunner, sizes: Sizes, seeds: dict[str, int], epochs: list[int], work: Path
 ) -> dict[str, Any]:
@@ -79,9 +69,10 @@ def _repair(
         out[f"sft_{count}_loss"] = round(sft["final_loss"], 4)
     for name, path in students.items():
         for split, tasks in (("train", train), ("val", validation)):
-            ves, naive, accepted = _judge(loop, tasks, path, sizes)
-            out[f"{split}_ves_naive"], out[f"{split}_ves_{name}"] = naive, ves
-            out[f"{split}_accepted_{name}"] = accepted
+            figures = loop.evaluate(tasks, f"hf:{path}", sizes.evaluation, tick=lambda: None)
+            out[f"{split}_ves_naive"] = figures["naive_mean_ves"]
+            out[f"{split}_ves_{name}"] = figures["mean_ves"]
+            out[f"{split}_accepted_{name}"] = figures["accepted_rounds"]
     return out
 
 
