@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -55,7 +55,7 @@ from benchmarks.trainer_bench_seeds import aggregate, plot_curves
 from benchmarks.verifier_bench import calibration_us
 from services.trainer.configs import DPOHyper, SFTHyper
 from services.trainer.datasets import build_evo_pairs, build_repair_sft
-from services.trainer.episodes import episode_rows, generate_episodes
+from services.trainer.episodes import Episode, episode_rows, generate_episodes
 from services.trainer.models import build_tiny, save_checkpoint
 from services.trainer.runners import Progress as RunnerProgress
 from services.trainer.runners import run_dpo, run_sft
@@ -69,10 +69,13 @@ __all__ = [
     "SEEDS",
     "Sizes",
     "goal_gaps",
+    "gui_train_episodes",
     "run",
     "run_seeds",
     "seeded",
     "seeds_for",
+    "teach",
+    "train_tasks",
     "untrained_checkpoint",
 ]
 
@@ -239,24 +242,49 @@ class Context:
     work: Path
 
 
-def _teachers(ctx: Context, train: list[dict[str, Any]]) -> dict[str, Any]:
+def train_tasks(sizes: Sizes, seeds: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The repair side's train tasks."""
+    return editbench_tasks(seeds["train_tasks"], sizes.train_tasks, sizes.max_clips)
+
+
+def gui_train_episodes(
+    sizes: Sizes, seeds: Mapping[str, int]
+) -> tuple[list[Episode], list[Episode]]:
+    """The GUI side's train episodes: (GUI SFT's, the long ones both online arms learn on)."""
+    online = sizes.online
+    episodes = generate_episodes(sizes.train_episodes, seed=seeds["train_episodes"], alternatives=0)
+    long_train = long_episodes(
+        online.train_episodes, seeds["online_train_episodes"], online.min_steps
+    )
+    return episodes, long_train
+
+
+def teach(
+    loop: LoopRunner,
+    sizes: Sizes,
+    train: list[dict[str, Any]],
+    tick: Callable[[], None] = lambda: None,
+) -> dict[str, Any]:
     """Every resolvable teacher (and control) as a branch of one plan per train task."""
-    names, missing = ctx.loop.resolvable([*ctx.sizes.teachers, *ctx.sizes.controls])
-    teachers = [n for n in names if n not in ctx.sizes.controls]
+    names, missing = loop.resolvable([*sizes.teachers, *sizes.controls])
+    teachers = [n for n in names if n not in sizes.controls]
     if not teachers:
         raise RuntimeError(f"no teacher resolves: {missing}")
+    for task in train:
+        loop.plan(task, names[0], sizes.teacher, teachers=names[1:])
+        tick()
+    return {"teachers": teachers, "teachers_missing": missing, "records": loop.new_records()}
+
+
+def _teachers(ctx: Context, train: list[dict[str, Any]]) -> dict[str, Any]:
     with ctx.phases.phase("teachers", len(train)) as tick:
-        for task in train:
-            ctx.loop.plan(task, names[0], ctx.sizes.teacher, teachers=names[1:])
-            tick()
-        records = ctx.loop.new_records()
-    return {"teachers": teachers, "teachers_missing": missing, "records": records}
+        return teach(ctx.loop, ctx.sizes, train, tick)
 
 
 def _repair(ctx: Context) -> dict[str, Any]:
     """Teachers → repair SFT → evo rounds → held-out evaluation: the repair figures."""
     sizes, seeds = ctx.sizes, ctx.seeds
-    train = editbench_tasks(seeds["train_tasks"], sizes.train_tasks, sizes.max_clips)
+    train = train_tasks(sizes, seeds)
     heldout = editbench_tasks(seeds["heldout_tasks"], sizes.heldout_tasks, sizes.max_clips)
     taught = _teachers(ctx, train)
     records = taught["records"]
@@ -363,12 +391,9 @@ def _evo_round(
 def _gui(ctx: Context) -> dict[str, Any]:
     """Episode SFT, then SOLAR and sparse GRPO online from the SFT checkpoint."""
     sizes, seeds, online = ctx.sizes, ctx.seeds, ctx.sizes.online
-    train = generate_episodes(sizes.train_episodes, seed=seeds["train_episodes"], alternatives=0)
+    train, long_train = gui_train_episodes(sizes, seeds)
     heldout = long_episodes(
         online.heldout_episodes, seeds["online_heldout_episodes"], online.min_steps
-    )
-    long_train = long_episodes(
-        online.train_episodes, seeds["online_train_episodes"], online.min_steps
     )
     with ctx.phases.phase("gui_sft") as tick:
         rows = episode_rows(train)

@@ -33,15 +33,18 @@ from benchmarks.trainer_bench import (
     SEEDS,
     Sizes,
     editbench_tasks,
+    gui_train_episodes,
     seeded,
     seeds_for,
+    teach,
+    train_tasks,
     untrained_checkpoint,
 )
 from benchmarks.trainer_bench_gui import step_sr
 from benchmarks.trainer_bench_loop import LoopRunner, planner_session
-from benchmarks.trainer_bench_online import long_episodes, online_arm
+from benchmarks.trainer_bench_online import online_arm
 from services.trainer.datasets import build_repair_sft
-from services.trainer.episodes import episode_rows, generate_episodes
+from services.trainer.episodes import episode_rows
 from services.trainer.runners import run_sft
 
 __all__ = ["VALIDATION_SEED", "select"]
@@ -53,13 +56,12 @@ VALIDATION_SEED = 5
 def _repair(
     loop: LoopRunner, sizes: Sizes, seeds: dict[str, int], epochs: list[int], work: Path
 ) -> dict[str, Any]:
-    train = editbench_tasks(seeds["train_tasks"], sizes.train_tasks, sizes.max_clips)
+    train = train_tasks(sizes, seeds)
     seed = VALIDATION_SEED + seeds["train_tasks"] - SEEDS["train_tasks"]
     validation = editbench_tasks(seed, sizes.heldout_tasks, sizes.max_clips)
-    names, _ = loop.resolvable(sizes.teachers)
-    for task in train:
-        loop.plan(task, names[0], sizes.teacher, teachers=names[1:])
-    rows, _ = build_repair_sft(loop.new_records(), {t["id"]: t for t in train})
+    records = teach(loop, sizes, train)["records"]
+    book = {t["id"]: t for t in train}
+    rows, _ = build_repair_sft(records, book, controls=sizes.controls)
     students = {"untrained": untrained_checkpoint(rows, sizes, work / "untrained")}
     out: dict[str, Any] = {"repair_sft_rows": len(rows)}
     for count in epochs:
@@ -78,8 +80,7 @@ def _repair(
 
 def _gui(sizes: Sizes, seeds: dict[str, int], work: Path) -> dict[str, Any]:
     online = sizes.online
-    episodes = generate_episodes(sizes.train_episodes, seed=seeds["train_episodes"], alternatives=0)
-    train = long_episodes(online.train_episodes, seeds["online_train_episodes"], online.min_steps)
+    episodes, train = gui_train_episodes(sizes, seeds)
     sft = run_sft(episode_rows(episodes), sizes.base, sizes.gui_sft, work / "gui_sft")
     out: dict[str, Any] = {
         "gui_sft_loss": round(sft["final_loss"], 4),

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks import trainer_bench_select
+from benchmarks import trainer_bench, trainer_bench_select
 from benchmarks.__main__ import app
 from benchmarks.trainer_bench import QUICK, SEEDS
 from benchmarks.trainer_bench_select import VALIDATION_SEED
@@ -25,6 +25,7 @@ def test_a_quick_selection_reports_train_side_figures_and_builds_nothing_held_ou
         task_seeds.append(seed)
         return real(seed, n, max_clips)
 
+    monkeypatch.setattr(trainer_bench, "editbench_tasks", recorded)
     monkeypatch.setattr(trainer_bench_select, "editbench_tasks", recorded)
     out = tmp_path / "select.json"
     args = ["trainer-select", "--quick", "--base", "tiny", "--epochs", "1", "--epochs", "2"]
