@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from clients.synth import SynthClient
     from protocol.synth import SynthJobOut
 
+
 def parse_mix(text: str | None) -> dict[str, float] | None:
     """``simple=0.4,parallel=0.6`` → ``{"simple": 0.4, "parallel": 0.6}``."""
     if not text:

@@ -24,7 +24,6 @@ __all__ = [
 MAX_SEED = 2**32 - 1
 
 
-
 def integral(value: Any) -> Any:
     """A JSON number without a fraction (``30.0``) as the integer it is (JSON Schema's
     ``integer`` accepts it too); anything else is left for strict validation to judge."""

@@ -26,15 +26,28 @@ def parse_object(raw: bytes) -> dict[str, Any]:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
-        raise RequestValidationError([{
-            "type": "json_invalid", "loc": ("body", error.pos), "msg": "JSON decode error",
-            "input": {}, "ctx": {"error": error.msg},
-        }]) from None
+        raise RequestValidationError(
+            [
+                {
+                    "type": "json_invalid",
+                    "loc": ("body", error.pos),
+                    "msg": "JSON decode error",
+                    "input": {},
+                    "ctx": {"error": error.msg},
+                }
+            ]
+        ) from None
     if not isinstance(data, dict):
-        raise RequestValidationError([{
-            "type": "dict_type", "loc": ("body",), "msg": "the body must be a JSON object",
-            "input": data,
-        }])
+        raise RequestValidationError(
+            [
+                {
+                    "type": "dict_type",
+                    "loc": ("body",),
+                    "msg": "the body must be a JSON object",
+                    "input": data,
+                }
+            ]
+        )
     return data
 
 
@@ -43,6 +56,6 @@ def validate(model: type[Model], data: Any, *, loc: tuple[str | int, ...] = ()) 
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        raise RequestValidationError([
-            {**err, "loc": ("body", *loc, *err["loc"])} for err in error.errors()
-        ]) from None
+        raise RequestValidationError(
+            [{**err, "loc": ("body", *loc, *err["loc"])} for err in error.errors()]
+        ) from None

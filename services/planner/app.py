@@ -52,7 +52,9 @@ def build_app(
         title="Refinery planner",
         settings=settings,
         routers=[
-            router, ingest_router, compile_router,
+            router,
+            ingest_router,
+            compile_router,
             job_routes(kinds=[RENDER_KIND, ANALYZE_KIND]),
         ],
         engine=engine,

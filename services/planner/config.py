@@ -45,7 +45,6 @@ class PlannerSettings(TaskLimitSettings):
     max_candidates_limit: int = 64
     max_teachers: int = 8
 
-
     @field_validator("media_url_base")
     @classmethod
     def _absolute_base(cls, value: str | None) -> str | None:

@@ -31,6 +31,7 @@ __all__ = [
     "publish",
 ]
 
+
 def dataset_rows(row: DatasetRow) -> list[dict[str, Any]]:
     """The dataset's rows, read back from its JSONL file."""
     path = Path(row.path)

@@ -93,9 +93,7 @@ class Limits:
         )
 
     @staticmethod
-    def _cap(
-        items: Any, param: str, cap: int, setting: str, *, code: str | None = None
-    ) -> None:
+    def _cap(items: Any, param: str, cap: int, setting: str, *, code: str | None = None) -> None:
         if isinstance(items, list) and len(items) > cap:
             raise LimitExceeded(
                 f"{param} has {len(items)} items; this service accepts at most {cap} "

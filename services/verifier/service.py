@@ -45,10 +45,12 @@ def verify_batch(verifier: Verifier, body: BatchBody, *, max_patches: int) -> di
             error["param"] = f"patches[{index}].{error['param'].removeprefix('patch.')}"
             results.append({"ok": False, "timeline": None, "report": None, "error": error})
             continue
-        results.append({
-            "ok": True,
-            "timeline": timeline_payload(patched) if body.include_timelines else None,
-            "report": report_payload(verifier.verify(patched)),
-            "error": None,
-        })
+        results.append(
+            {
+                "ok": True,
+                "timeline": timeline_payload(patched) if body.include_timelines else None,
+                "report": report_payload(verifier.verify(patched)),
+                "error": None,
+            }
+        )
     return {"base": report_payload(verifier.verify(timeline)), "results": results}

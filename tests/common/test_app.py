@@ -358,6 +358,8 @@ def test_start_up_refuses_to_serve_unauthenticated_beyond_loopback(
     trusted = DemoSettings(bind_host="0.0.0.0", allow_unauthenticated=True, log_level="WARNING")
     with TestClient(build_app(title="demo", settings=trusted)) as client:
         assert client.get("/healthz").status_code == 200
+
+
 def _db_app(url: str, **overrides: Any) -> FastAPI:
     """An app whose one route reads the jobs table through ``url``."""
     from services.common.jobs import JobQueue

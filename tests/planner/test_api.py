@@ -316,9 +316,10 @@ def test_render_job_produces_the_mp4(planner: TestClient, tmp_path: Path) -> Non
         ).stdout
     )
     assert abs(seconds - plan["report"]["duration_s"]) <= 1 / task["fps"] + 0.05
-    assert _metric(planner, "refinery_render_seconds_count") == after[
-        "refinery_render_seconds_count"
-    ] + 1
+    assert (
+        _metric(planner, "refinery_render_seconds_count")
+        == after["refinery_render_seconds_count"] + 1
+    )
     assert job["progress"] == {"fraction": 1.0, "stage": "done"}
 
 

@@ -45,8 +45,6 @@ def test_clips_with_room_for_the_overlap_are_chosen_before_clips_that_have_none(
 
 def test_cuts_stay_cuts_when_the_rule_allows_them():
     clips = [clip(f"c{i}", 8, tags=["beach"]) for i in range(6)]
-    rule = L.Transitions(
-        id="T", allowed=frozenset({TransitionType.CUT, TransitionType.DISSOLVE})
-    )
+    rule = L.Transitions(id="T", allowed=frozenset({TransitionType.CUT, TransitionType.DISSOLVE}))
     _, draft = _draft(clips, [L.Duration(id="D", min=600, max=720), rule])
     assert {s.transition_in.type for s in draft.shots} == {TransitionType.CUT}

@@ -150,6 +150,8 @@ def test_ffmpeg_comes_from_the_wheel_when_the_path_has_none(monkeypatch):
     assert version.stdout.startswith("ffmpeg version")
     with pytest.raises(FfmpegUnavailable, match="ffprobe"):
         ffmpeg_binary("ffprobe")
+
+
 def _processes_with(marker: str) -> dict[int, str]:
     """pid → state (``R``, ``S``, ``Z``…) of every ffmpeg whose command line has ``marker``."""
     found = {}

@@ -28,9 +28,7 @@ def quadratic_no_reuse(rule: L.NoReuse, view: TimelineView) -> L.Outcome:
         if uses[shots[a].clip_id] < 2:
             continue
         for b in range(a + 1, len(shots)):
-            if shots[a].clip_id == shots[b].clip_id and shots[a].source.overlaps(
-                shots[b].source
-            ):
+            if shots[a].clip_id == shots[b].clip_id and shots[a].source.overlaps(shots[b].source):
                 overlaps.append((a, b))
     violation = excess + len(overlaps)
     if violation == 0:
@@ -79,10 +77,7 @@ def _problem_count(rule: L.NoReuse, view: TimelineView) -> int:
     for i, cid in enumerate(view.ids):
         groups.setdefault(cid, []).append(view.shots[i].source)
     pairs = sum(
-        1
-        for ranges_ in groups.values()
-        for p, q in combinations(ranges_, 2)
-        if p.overlaps(q)
+        1 for ranges_ in groups.values() for p, q in combinations(ranges_, 2) if p.overlaps(q)
     )
     return over + pairs
 

@@ -339,8 +339,12 @@ def _most_pairs(b: _Builder, rule: L.Order) -> int:
     after = b.verifier.matching(rule.after) & set(b.clips)
     n, shared = b.n, len(before & after)
     most = max(
-        (k * a for k in range(min(n, len(before)) + 1) for a in range(min(n, len(after)) + 1)
-         if k + a <= n + min(shared, k, a)),
+        (
+            k * a
+            for k in range(min(n, len(before)) + 1)
+            for a in range(min(n, len(after)) + 1)
+            if k + a <= n + min(shared, k, a)
+        ),
         default=0,
     )
     return max(1, most)

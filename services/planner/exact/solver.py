@@ -143,9 +143,7 @@ def _models(search: _Search, max_shots: int) -> list[tuple[float, int, list[tupl
     return out
 
 
-def _merge(
-    search: _Search, tables: list[tuple[MusicOption, list[float]]], n: int
-) -> list[Timed]:
+def _merge(search: _Search, tables: list[tuple[MusicOption, list[float]]], n: int) -> list[Timed]:
     """The options with ``n`` grid points or more, those sharing a grid merged into one:
     at each end point the option whose fixed and length-only rules add most. The cuts, the
     shot lengths and so every other part are the same under each, so nothing is lost."""

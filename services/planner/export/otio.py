@@ -126,9 +126,7 @@ def _audio_track(task: Task, timeline: Timeline, url: _Url) -> otio.schema.Track
     return audio
 
 
-def _info(
-    task: Task, timeline: Timeline, metadata: Mapping[str, Any] | None
-) -> dict[str, Any]:
+def _info(task: Task, timeline: Timeline, metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     """The timeline's ``metadata["refinery"]``: the task, the cut and the ledger in brief."""
     fps, music = task.fps, timeline.music
     return {
