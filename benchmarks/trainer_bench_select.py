@@ -12,6 +12,10 @@ ever built:
 - **GUI**: GUI SFT on the train episodes, then SOLAR and sparse GRPO online, both judged on
   the long train episodes they learn from (``train_solar_curve``, ``train_sparse_curve``).
 
+``--train-tasks``, ``--teacher`` and ``--validation-tasks`` change the repair side's data (how
+many train tasks, which teachers, how many validation tasks judge the students), so a change
+to the benchmark's data is weighed on these figures too.
+
 The trainer benchmark's held-out figures (``python -m benchmarks trainer``) then come from
 the base chosen here; this harness never reads them.
 """
@@ -54,16 +58,26 @@ VALIDATION_SEED = 5
 
 
 def _repair(
-    loop: LoopRunner, sizes: Sizes, seeds: dict[str, int], epochs: list[int], work: Path
+    loop: LoopRunner,
+    sizes: Sizes,
+    seeds: dict[str, int],
+    epochs: list[int],
+    work: Path,
+    validation_tasks: int,
 ) -> dict[str, Any]:
     train = train_tasks(sizes, seeds)
     seed = VALIDATION_SEED + seeds["train_tasks"] - SEEDS["train_tasks"]
-    validation = editbench_tasks(seed, sizes.heldout_tasks, sizes.max_clips)
+    validation = editbench_tasks(seed, validation_tasks, sizes.max_clips)
     records = teach(loop, sizes, train)["records"]
     book = {t["id"]: t for t in train}
-    rows, _ = build_repair_sft(records, book, controls=sizes.controls)
+    rows, stats = build_repair_sft(records, book, controls=sizes.controls)
     students = {"untrained": untrained_checkpoint(rows, sizes, work / "untrained")}
-    out: dict[str, Any] = {"repair_sft_rows": len(rows)}
+    out: dict[str, Any] = {
+        "train_tasks": len(train),
+        "validation_tasks": len(validation),
+        "repair_sft_rows": len(rows),
+        "teacher_wins": stats["teacher_wins"],
+    }
     for count in epochs:
         hyper = replace(sizes.sft, epochs=count)
         sft = run_sft(rows, sizes.base, hyper, work / f"sft-{count}")
@@ -99,17 +113,21 @@ def select(
     seed: int = 0,
     epochs: list[int] | None = None,
     gui: bool = True,
+    validation_tasks: int | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The train-side figures of each base (see the module doc), seed ``seed``; repair SFT
-    runs once per entry of ``epochs`` (default: the benchmark's own)."""
+    runs once per entry of ``epochs`` (default: the benchmark's own), and the students are
+    judged on ``validation_tasks`` validation tasks (default: as many as are held out)."""
     seeds = seeds_for(seed)
+    validation = validation_tasks or sizes.heldout_tasks
     out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         for base in bases:
             based = replace(seeded(sizes, seed), base=base)
             work = Path(scratch) / base.replace(":", "-")
             with planner_session(seed=seeds["plan"]) as loop:
-                figures = _repair(loop, based, seeds, epochs or [sizes.sft.epochs], work)
+                runs = epochs or [sizes.sft.epochs]
+                figures = _repair(loop, based, seeds, runs, work, validation)
             if gui:
                 figures.update(_gui(based, seeds, work))
             out[base] = figures
@@ -123,10 +141,26 @@ def cli(
     epochs: list[int] = typer.Option([], "--epochs", help="Repair SFT epochs (default: FULL's)."),
     gui: bool = typer.Option(True, "--gui/--no-gui", help="Also run the GUI side."),
     quick: bool = typer.Option(False, "--quick", help="A test-sized run (seconds, not minutes)."),
+    train_tasks: int | None = typer.Option(
+        None, "--train-tasks", min=1, help="Repair train tasks (default: the benchmark's)."
+    ),
+    teachers: list[str] = typer.Option(
+        [], "--teacher", help="Repair teachers, by name (default: the benchmark's)."
+    ),
+    validation_tasks: int | None = typer.Option(
+        None, "--validation-tasks", min=1, help="Validation tasks (default: as many as held out)."
+    ),
     threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
 ) -> None:
     """Train-side figures per student base, for choosing the base without held-out data."""
+    sizes = QUICK if quick else FULL
+    if train_tasks:
+        sizes = replace(sizes, train_tasks=train_tasks)
+    if teachers:
+        sizes = replace(sizes, teachers=tuple(teachers))
     with torch_threads(threads):
-        results = select(QUICK if quick else FULL, bases, seed=seed, epochs=epochs, gui=gui)
+        results = select(
+            sizes, bases, seed=seed, epochs=epochs, gui=gui, validation_tasks=validation_tasks
+        )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

@@ -46,3 +46,16 @@ def test_a_quick_selection_reports_train_side_figures_and_builds_nothing_held_ou
     for kind in ("solar", "sparse"):
         curve = figures[f"train_{kind}_curve"]
         assert len(curve) == QUICK.online.iterations and all(0 <= x <= 1 for x in curve)
+
+
+def test_the_repair_data_options_set_tasks_and_teachers(tmp_path: Path) -> None:
+    out = tmp_path / "select.json"
+    args = ["trainer-select", "--quick", "--base", "tiny", "--no-gui", "--train-tasks", "2"]
+    args += ["--teacher", "search:greedy", "--validation-tasks", "1", "--json", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    figures = json.loads(out.read_text())["tiny"]
+    assert (figures["train_tasks"], figures["validation_tasks"]) == (2, 1)
+    assert set(figures["teacher_wins"]) == {"search:greedy"}
+    assert sum(figures["teacher_wins"].values()) <= 2
+    assert "train_step_sr_sft" not in figures
