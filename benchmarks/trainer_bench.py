@@ -56,11 +56,10 @@ from benchmarks.verifier_bench import calibration_us
 from services.trainer.configs import DPOHyper, SFTHyper
 from services.trainer.datasets import build_evo_pairs, build_repair_sft
 from services.trainer.episodes import Episode, episode_rows, generate_episodes
-from services.trainer.models import build_tiny, save_checkpoint
+from services.trainer.models import resolve_base, save_checkpoint
 from services.trainer.runners import Progress as RunnerProgress
 from services.trainer.runners import run_dpo, run_sft
 from services.trainer.teachers import TeacherEndpoint
-from services.trainer.tokenizer import corpus_texts
 
 __all__ = [
     "FULL",
@@ -336,9 +335,9 @@ def _evaluate(
 
 
 def untrained_checkpoint(rows: list[dict[str, Any]], sizes: Sizes, path: Path) -> str:
-    """The SFT run's starting point (same rows → same tokenizer, same seed → same weights)."""
-    size = sizes.base.removeprefix("tiny").removeprefix(":") or "tiny"
-    model, tokenizer = build_tiny(corpus_texts(rows), seed=sizes.sft.seed, size=size)
+    """The SFT run's starting point: the base :func:`run_sft` resolves from the same rows
+    (same tokenizer) and seed (same weights)."""
+    model, tokenizer = resolve_base(sizes.base, rows, seed=sizes.sft.seed)
     return str(save_checkpoint(model, tokenizer, path))
 
 
