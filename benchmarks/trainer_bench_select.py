@@ -120,13 +120,13 @@ def select(
     judged on ``validation_tasks`` validation tasks (default: as many as are held out)."""
     seeds = seeds_for(seed)
     validation = validation_tasks or sizes.heldout_tasks
+    runs = epochs or [sizes.sft.epochs]
     out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         for base in bases:
             based = replace(seeded(sizes, seed), base=base)
             work = Path(scratch) / base.replace(":", "-")
             with planner_session(seed=seeds["plan"]) as loop:
-                runs = epochs or [sizes.sft.epochs]
                 figures = _repair(loop, based, seeds, runs, work, validation)
             if gui:
                 figures.update(_gui(based, seeds, work))
