@@ -11,6 +11,7 @@ from services.planner.proposers.base import Proposer, ProposerError
 from services.planner.proposers.llm import LLMProposer
 from services.planner.proposers.prompting import patch_schema, render_messages
 from services.planner.proposers.schemas import (
+    patch_op_cap,
     patch_token_budget,
     task_patch_schema,
     task_timeline_schema,
@@ -85,7 +86,7 @@ def test_request_carries_structured_output_and_sampling(proposer, fake, surf) ->
             "strict": False,
         },
     }
-    assert body["max_tokens"] >= patch_token_budget()
+    assert body["max_tokens"] >= patch_token_budget(patch_op_cap(task, timeline))
     generic = PatchIn.model_json_schema(by_alias=True)
     assert patch_schema() == generic
 

@@ -16,6 +16,7 @@ from services.planner.proposers.drafting import DraftStats, best_draft, render_d
 from services.planner.proposers.prompting import parse_candidates, render_messages
 from services.planner.proposers.schemas import (
     draft_token_budget,
+    patch_op_cap,
     patch_token_budget,
     task_patch_schema,
     task_timeline_schema,
@@ -65,12 +66,13 @@ class CompletionProposer:
     ) -> list[Proposal]:
         if n <= 0:
             return []
+        cap = patch_op_cap(task, timeline)
         texts = self.complete(
             render_messages(task, timeline, report),
             n=n,
             seed=seed,
-            schema=task_patch_schema(task, timeline),
-            max_tokens=patch_token_budget(),
+            schema=task_patch_schema(task, timeline, max_ops=cap),
+            max_tokens=patch_token_budget(cap),
         )
         return parse_candidates(
             texts,

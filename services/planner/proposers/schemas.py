@@ -5,8 +5,10 @@ The generic schemas are exactly what the verifier serves at ``GET /v1/schemas/pa
 task at hand, so that every answer the grammar lets through also reads as a usable answer:
 
 - clip and track ids are ``enum`` s of the task's pool (an invented id cannot be written);
-- shot indexes stop at the current timeline's length, times at the longest clip or track;
-- lists are short (:data:`MAX_PATCH_OPS` ops, a draft at most :func:`draft_shot_cap` shots),
+- shot indexes stop where a patch's own inserts can reach (the current timeline's length plus
+  a draft's worth of shots), times at the longest clip or track;
+- lists are bounded (a patch at most :func:`patch_op_cap` ops: enough to rewrite the timeline
+  whole, what the teachers' patches do; a draft at most :func:`draft_shot_cap` shots),
   so an answer always fits in the token budget :func:`patch_token_budget` /
   :func:`draft_token_budget` gives it;
 - the draft schema is the cut-only part of Timeline.1: shots without ``transition_in``
@@ -34,6 +36,7 @@ __all__ = [
     "MAX_PATCH_OPS",
     "draft_shot_cap",
     "draft_token_budget",
+    "patch_op_cap",
     "patch_schema",
     "patch_token_budget",
     "task_patch_schema",
@@ -41,8 +44,8 @@ __all__ = [
     "timeline_schema",
 ]
 
-MAX_PATCH_OPS = 4
-"""Ops in one constrained patch: repairs are local; the loop chains rounds for more."""
+MAX_PATCH_OPS = 64
+"""Ops in one constrained patch, whatever the timeline (see :func:`patch_op_cap`)."""
 MAX_DRAFT_SHOTS = 24
 """Shots in one constrained draft, whatever the ledger allows."""
 TOKENS_PER_OP = 48
@@ -82,13 +85,22 @@ def _longest_track_s(task: Task) -> float:
     return to_seconds(max((t.duration for t in task.tracks.values()), default=0), task.fps)
 
 
+def patch_op_cap(task: Task, timeline: Timeline) -> int:
+    """The most ops a constrained patch of ``timeline`` may have: a whole rewrite, i.e. remove
+    every shot, insert a draft's worth (:func:`draft_shot_cap`), place the music and one
+    transition (capped at :data:`MAX_PATCH_OPS`). The teachers' patches are such rewrites (the
+    exact solver's always), so a student trained on them can write them again."""
+    return min(MAX_PATCH_OPS, len(timeline.shots) + draft_shot_cap(task) + 2)
+
+
 def task_patch_schema(
-    task: Task, timeline: Timeline, *, max_ops: int = MAX_PATCH_OPS
+    task: Task, timeline: Timeline, *, max_ops: int | None = None
 ) -> dict[str, Any]:
-    """Patch.1 narrowed to ``task``'s ids and ``timeline``'s shots (see the module doc)."""
+    """Patch.1 narrowed to ``task``'s ids and ``timeline``'s shots, at most ``max_ops`` ops
+    (default :func:`patch_op_cap`; see the module doc)."""
     schema = patch_schema()
     defs = schema["$defs"]
-    last_shot = max(len(timeline.shots) - 1, 0)
+    reach = len(timeline.shots) + draft_shot_cap(task)
     clip_s = _longest_clip_s(task)
     for name, op in list(defs.items()):
         props = op.get("properties", {})
@@ -102,13 +114,13 @@ def task_patch_schema(
             props["offset_s"]["maximum"] = max(_longest_track_s(task), 0.0)
         for field in _SHOT_FIELDS:
             if field in props:
-                limit = len(timeline.shots) if field == "at" else last_shot
+                limit = reach if field == "at" else reach - 1
                 props[field] = {"type": "integer", "minimum": 0, "maximum": limit}
         for field in ("in_s", "out_s"):
             if field in props:
                 props[field]["maximum"] = clip_s
     ops = schema["properties"]["ops"]
-    ops["maxItems"] = max_ops
+    ops["maxItems"] = max_ops or patch_op_cap(task, timeline)
     items = ops["items"]
     # the "op" consts make the branches disjoint: anyOf says the same to a grammar engine
     items["anyOf"] = [ref for ref in items.pop("oneOf") if ref["$ref"].rsplit("/", 1)[-1] in defs]
@@ -157,8 +169,8 @@ def task_timeline_schema(task: Task, *, max_shots: int | None = None) -> dict[st
     return schema
 
 
-def patch_token_budget(max_ops: int = MAX_PATCH_OPS) -> int:
-    """``max_new_tokens`` that fits any answer of :func:`task_patch_schema`."""
+def patch_token_budget(max_ops: int) -> int:
+    """``max_new_tokens`` that fits any answer of :func:`task_patch_schema` with ``max_ops``."""
     return TOKENS_OVERHEAD + TOKENS_PER_OP * max_ops
 
 

@@ -19,6 +19,8 @@ from services.planner.proposers.drafting import read_timeline
 from services.planner.proposers.hf import HFProposer
 from services.planner.proposers.prompting import PatchParseError, patch_text
 from services.planner.proposers.schemas import (
+    draft_shot_cap,
+    patch_op_cap,
     patch_schema,
     task_patch_schema,
     task_timeline_schema,
@@ -57,9 +59,10 @@ def test_the_task_schemas_name_only_the_tasks_ids(tasks) -> None:
     schema = task_patch_schema(task, timeline)
     defs = schema["$defs"]
     assert defs["InsertOp"]["properties"]["clip_id"]["enum"] == sorted(task.clips)
-    assert defs["RemoveOp"]["properties"]["shot"]["maximum"] == len(timeline.shots) - 1
-    assert defs["InsertOp"]["properties"]["at"]["maximum"] == len(timeline.shots)
-    assert schema["properties"]["ops"]["maxItems"] >= 1
+    reach = len(timeline.shots) + draft_shot_cap(task)
+    assert defs["RemoveOp"]["properties"]["shot"]["maximum"] == reach - 1
+    assert defs["InsertOp"]["properties"]["at"]["maximum"] == reach
+    assert schema["properties"]["ops"]["maxItems"] == patch_op_cap(task, timeline) == reach + 2
     draft = task_timeline_schema(task)
     assert draft["properties"]["fps"] == {"const": task.fps}
     assert draft["$defs"]["ShotIn"]["properties"]["clip_id"]["enum"] == sorted(task.clips)
@@ -91,6 +94,27 @@ def test_training_targets_are_sentences_of_the_grammar(checkpoint, tasks) -> Non
     text = json.dumps(cut, separators=(",", ":"))
     assert grammar.accepts(task_timeline_schema(task), text)
     assert not grammar.accepts(task_patch_schema(task, timeline), text)
+
+
+def test_a_whole_rewrite_is_a_sentence_of_the_patch_grammar(checkpoint, tasks) -> None:
+    """The exact teacher's answer (insert a new cut, remove every old shot, place the music)
+    fits the student's grammar, shot indexes past the old end included; one op more does not."""
+    grammar = HFProposer(checkpoint, device="cpu").loaded.grammar
+    task = tasks[0]
+    timeline = simple_draft(task)
+    new, old = draft_shot_cap(task), len(timeline.shots)
+    clip = sorted(task.clips)[0]
+    rewrite = [
+        *(P.Insert(at, clip, FrameRange(0, 12)) for at in range(new)),
+        *(P.Remove(new) for _ in range(old)),
+        P.SetMusic(sorted(task.tracks)[0], 0),
+    ]
+    cap = patch_op_cap(task, timeline)
+    schema = task_patch_schema(task, timeline)
+    assert new > old and len(rewrite) <= cap
+    assert grammar.accepts(schema, patch_text(rewrite, task.fps))
+    longer = rewrite + [P.Remove(0)] * (cap - len(rewrite) + 1)
+    assert not grammar.accepts(schema, patch_text(longer, task.fps))
 
 
 def test_every_answer_of_an_untrained_model_parses(checkpoint, tasks) -> None:
