@@ -78,11 +78,12 @@ def brief_sft(path: str, tasks: list[Task], *, steps: int, seed: int) -> None:
     """A few AdamW steps of answer-only SFT on :func:`_sft_pairs` (one pair a step), saved
     in place: enough to see whether training moves the parse rate, not a trainer run."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
+    from services.common.tokenizer_files import load_tokenizer_files
     from services.planner.proposers.hf import prompt_text
 
-    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer = load_tokenizer_files(path)
     model = AutoModelForCausalLM.from_pretrained(path)
     pairs = _sft_pairs(tasks)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)

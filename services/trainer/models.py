@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from services.common.tokenizer_files import load_tokenizer_files
 from services.trainer.configs import LoraSpec, TrainerInputError
 from services.trainer.tokenizer import CHAT_TEMPLATE, build_tokenizer, corpus_texts
 
@@ -132,12 +133,8 @@ def load_tokenizer(base: str, *, allow_download: bool = False) -> Any:
     """The tokenizer of a local directory or a hub id (from the local cache unless
     ``allow_download``). One without a chat template gets the planner's plain one, so training
     and serving render alike; one without a pad token pads with its eos."""
-    from transformers import AutoTokenizer
-
     try:
-        tokenizer = AutoTokenizer.from_pretrained(
-            _source(base), local_files_only=not allow_download
-        )
+        tokenizer = load_tokenizer_files(_source(base), local_files_only=not allow_download)
     except (OSError, ValueError, KeyError) as error:
         raise TrainerInputError(
             f"cannot load the base {base!r}: {error}", code="unknown_base", param="base"

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from services.common.tokenizer_files import load_tokenizer_files
 from services.planner.proposers.base import ProposerError
 from services.planner.proposers.completion import CompletionProposer
 from services.planner.proposers.grammar import GrammarDecoder
@@ -135,7 +136,7 @@ def load(path: str, device: str = "cpu") -> LoadedModel:
 
 
 def _load(path: str, device: str) -> LoadedModel:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     dtype = dtype_for(device)
     try:
@@ -147,7 +148,7 @@ def _load(path: str, device: str) -> LoadedModel:
                 path, local_files_only=True, **_dtype_option(dtype)
             )
             tokenizer_path = path
-        tokenizer = AutoTokenizer.from_pretrained(tokenizer_path, local_files_only=True)
+        tokenizer = load_tokenizer_files(tokenizer_path, local_files_only=True)
     except (OSError, ValueError, KeyError, ImportError) as error:
         raise ProposerError(
             f"cannot load the checkpoint at {path}: {error}",
