@@ -44,4 +44,3 @@ def test_a_saved_tiny_tokenizer_splits_text_as_in_training(saved) -> None:
             assert loaded(text)["input_ids"] == trained(text)["input_ids"], text
         assert loaded.chat_template == trained.chat_template
         assert (loaded.eos_token, loaded.pad_token) == (trained.eos_token, trained.pad_token)
-
