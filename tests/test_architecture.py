@@ -37,6 +37,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "services.common.responses",
             "services.common.serve",
             "services.common.settings",
+            "services.common.tokenizer_files",
             "services.common.upstreams",
         ),
     ),
