@@ -1,14 +1,15 @@
 """A checkpoint's tokenizer, loaded as it was saved.
 
-For some model types (``qwen2`` among them, transformers' ``MODELS_WITH_INCORRECT_HUB_
-TOKENIZER_CLASS``) transformers 5 picks the tokenizer class from the model type, whatever
-``tokenizer_config.json`` declares, and that class rebuilds the pre-tokenizer and normaliser
-from its own defaults. A tokenizer trained here (:mod:`services.trainer.tokenizer`: plain
-byte-level BPE, saved as ``TokenizersBackend``) would then split text differently once loaded
-than it did in training: Qwen2's pattern splits every number digit by digit, so each clip id,
-time and index in a prompt became tokens the model never saw. A local checkpoint that declares
-the generic fast tokenizer is therefore loaded as exactly that, its ``tokenizer.json`` as
-written; anything else goes through ``AutoTokenizer``.
+For some model types (``qwen2`` among them: the list is transformers'
+``MODELS_WITH_INCORRECT_HUB_TOKENIZER_CLASS``) transformers 5 picks the tokenizer class from
+the model type, whatever ``tokenizer_config.json`` declares, and that class rebuilds the
+pre-tokenizer and normaliser from its own defaults. A tokenizer trained here
+(:mod:`services.trainer.tokenizer`: plain byte-level BPE, saved as ``TokenizersBackend``)
+would then split text differently once loaded than it did in training: Qwen2's pattern
+splits every number digit by digit, so each clip id, time and index in a prompt became
+tokens the model never saw. A local checkpoint that declares the generic fast tokenizer is
+therefore loaded as exactly that, its ``tokenizer.json`` as written; anything else goes
+through ``AutoTokenizer``.
 """
 
 from __future__ import annotations
