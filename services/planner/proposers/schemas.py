@@ -85,12 +85,18 @@ def _longest_track_s(task: Task) -> float:
     return to_seconds(max((t.duration for t in task.tracks.values()), default=0), task.fps)
 
 
+def _shot_reach(task: Task, timeline: Timeline) -> int:
+    """The longest cut a patch of ``timeline`` can make: its shots plus a draft's worth
+    (:func:`draft_shot_cap`) of inserts."""
+    return len(timeline.shots) + draft_shot_cap(task)
+
+
 def patch_op_cap(task: Task, timeline: Timeline) -> int:
     """The most ops a constrained patch of ``timeline`` may have: a whole rewrite, i.e. remove
-    every shot, insert a draft's worth (:func:`draft_shot_cap`), place the music and one
-    transition (capped at :data:`MAX_PATCH_OPS`). The teachers' patches are such rewrites (the
-    exact solver's always), so a student trained on them can write them again."""
-    return min(MAX_PATCH_OPS, len(timeline.shots) + draft_shot_cap(task) + 2)
+    every shot, insert a draft's worth, place the music and one transition (capped at
+    :data:`MAX_PATCH_OPS`). The teachers' patches are such rewrites (the exact solver's
+    always), so a student trained on them can write them again."""
+    return min(MAX_PATCH_OPS, _shot_reach(task, timeline) + 2)
 
 
 def task_patch_schema(
@@ -100,7 +106,7 @@ def task_patch_schema(
     (default :func:`patch_op_cap`; see the module doc)."""
     schema = patch_schema()
     defs = schema["$defs"]
-    reach = len(timeline.shots) + draft_shot_cap(task)
+    reach = _shot_reach(task, timeline)
     clip_s = _longest_clip_s(task)
     for name, op in list(defs.items()):
         props = op.get("properties", {})
@@ -120,7 +126,7 @@ def task_patch_schema(
             if field in props:
                 props[field]["maximum"] = clip_s
     ops = schema["properties"]["ops"]
-    ops["maxItems"] = max_ops or patch_op_cap(task, timeline)
+    ops["maxItems"] = patch_op_cap(task, timeline) if max_ops is None else max_ops
     items = ops["items"]
     # the "op" consts make the branches disjoint: anyOf says the same to a grammar engine
     items["anyOf"] = [ref for ref in items.pop("oneOf") if ref["$ref"].rsplit("/", 1)[-1] in defs]
