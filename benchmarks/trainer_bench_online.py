@@ -16,7 +16,7 @@ whose N outcomes are all 0, i.e. zero advantage and no gradient.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -84,11 +84,16 @@ def online_arm(
     *,
     seed: int,
     tick: Callable[..., None] | None = None,
+    also: Mapping[str, list[Episode]] | None = None,
 ) -> dict[str, Any]:
-    """``kind`` ("solar" | "sparse") for ``sizes.iterations`` on-policy iterations."""
+    """``kind`` ("solar" | "sparse") for ``sizes.iterations`` on-policy iterations; each
+    iteration's policy is judged on ``heldout`` (``curve``) and on each set in ``also``
+    (``curves[name]``)."""
     config = sizes.config()
     wire = [episode.to_dict() for episode in train]
+    judged = dict(also or {})
     policy, curve, iterations = start, [], []
+    curves: dict[str, list[float]] = {name: [] for name in judged}
     for number in range(1, sizes.iterations + 1):
         samples = CandidateCache(policy, seed * 1_000 + number)
         samples.prefetch(wire, config.n_candidates, config.temperature)
@@ -98,10 +103,12 @@ def online_arm(
         policy = metrics["checkpoint"]
         figures = step_sr(policy, heldout, config)
         curve.append(figures["step_sr"])
+        for name, episodes in judged.items():
+            curves[name].append(step_sr(policy, episodes, config)["step_sr"])
         iterations.append(_iteration(number, samples, rows, stats, metrics, figures))
         if tick is not None:
             tick()
-    return {"curve": curve, "iterations": iterations, "checkpoint": policy}
+    return {"curve": curve, "curves": curves, "iterations": iterations, "checkpoint": policy}
 
 
 def _iteration(

@@ -10,11 +10,15 @@ ever built:
   drawn from the train side's own seed family (``val_ves_*``; EditBench seed
   :data:`VALIDATION_SEED` + 100·s, never the held-out one);
 - **GUI**: GUI SFT on the train episodes, then SOLAR and sparse GRPO online, both judged on
-  the long train episodes they learn from (``train_solar_curve``, ``train_sparse_curve``).
+  the long train episodes they learn from (``train_solar_curve``, ``train_sparse_curve``)
+  and on as many long validation episodes as are held out, drawn from their own seed
+  (:data:`VALIDATION_EPISODE_SEED` + 100·s, never the held-out one; ``val_*_curve``).
 
 ``--train-tasks``, ``--teacher`` and ``--validation-tasks`` change the repair side's data (how
 many train tasks, which teachers, how many validation tasks judge the students), so a change
-to the benchmark's data is weighed on these figures too.
+to the benchmark's data is weighed on these figures too. ``--pg-lr`` and ``--pg-epochs`` set
+both online arms' update (the benchmark's :data:`~benchmarks.trainer_bench_online.ONLINE_PG` is
+chosen with them), and ``--no-repair`` / ``--no-gui`` skip a side.
 
 The trainer benchmark's held-out figures (``python -m benchmarks trainer``) then come from
 the base chosen here; this harness never reads them.
@@ -46,15 +50,18 @@ from benchmarks.trainer_bench import (
 )
 from benchmarks.trainer_bench_gui import step_sr
 from benchmarks.trainer_bench_loop import LoopRunner, planner_session
-from benchmarks.trainer_bench_online import online_arm
+from benchmarks.trainer_bench_online import long_episodes, online_arm
 from services.trainer.datasets import build_repair_sft
 from services.trainer.episodes import episode_rows
 from services.trainer.runners import run_sft
 
-__all__ = ["VALIDATION_SEED", "select"]
+__all__ = ["VALIDATION_EPISODE_SEED", "VALIDATION_SEED", "select"]
 
 VALIDATION_SEED = 5
 """EditBench seed of the validation tasks (the held-out tasks use 2, the train tasks 1)."""
+VALIDATION_EPISODE_SEED = 15
+"""Seed of the long validation episodes (the online arms' train episodes use 13, the held-out
+ones 14)."""
 
 
 def _repair(
@@ -95,14 +102,31 @@ def _repair(
 def _gui(sizes: Sizes, seeds: dict[str, int], work: Path) -> dict[str, Any]:
     online = sizes.online
     episodes, train = gui_train_episodes(sizes, seeds)
+    shift = seeds["online_train_episodes"] - SEEDS["online_train_episodes"]
+    validation = long_episodes(
+        online.heldout_episodes, VALIDATION_EPISODE_SEED + shift, online.min_steps
+    )
     sft = run_sft(episode_rows(episodes), sizes.base, sizes.gui_sft, work / "gui_sft")
     out: dict[str, Any] = {
         "gui_sft_loss": round(sft["final_loss"], 4),
+        "pg_lr": online.pg.lr,
+        "pg_epochs": online.pg.epochs,
         "train_step_sr_sft": step_sr(sft["checkpoint"], train, online.config())["step_sr"],
+        "val_step_sr_sft": step_sr(sft["checkpoint"], validation, online.config())["step_sr"],
     }
     for kind in ("solar", "sparse"):
-        arm = online_arm(kind, sft["checkpoint"], train, train, online, work, seed=seeds["samples"])
+        arm = online_arm(
+            kind,
+            sft["checkpoint"],
+            train,
+            train,
+            online,
+            work,
+            seed=seeds["samples"],
+            also={"val": validation},
+        )
         out[f"train_{kind}_curve"] = arm["curve"]
+        out[f"val_{kind}_curve"] = arm["curves"]["val"]
     return out
 
 
@@ -113,11 +137,13 @@ def select(
     seed: int = 0,
     epochs: list[int] | None = None,
     gui: bool = True,
+    repair: bool = True,
     validation_tasks: int | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The train-side figures of each base (see the module doc), seed ``seed``; repair SFT
     runs once per entry of ``epochs`` (default: the benchmark's own), and the students are
-    judged on ``validation_tasks`` validation tasks (default: as many as are held out)."""
+    judged on ``validation_tasks`` validation tasks (default: as many as are held out).
+    ``repair`` and ``gui`` switch either side off."""
     seeds = seeds_for(seed)
     validation = validation_tasks or sizes.heldout_tasks
     runs = epochs or [sizes.sft.epochs]
@@ -126,8 +152,10 @@ def select(
         for base in bases:
             based = replace(seeded(sizes, seed), base=base)
             work = Path(scratch) / base.replace(":", "-")
-            with planner_session(seed=seeds["plan"]) as loop:
-                figures = _repair(loop, based, seeds, runs, work, validation)
+            figures: dict[str, Any] = {}
+            if repair:
+                with planner_session(seed=seeds["plan"]) as loop:
+                    figures = _repair(loop, based, seeds, runs, work, validation)
             if gui:
                 figures.update(_gui(based, seeds, work))
             out[base] = figures
@@ -139,7 +167,8 @@ def cli(
     json_path: Path = typer.Option(Path("trainer-select.json"), "--json", help="Output file."),
     seed: int = typer.Option(0, "--seed", help="The trainer benchmark's seed to run."),
     epochs: list[int] = typer.Option([], "--epochs", help="Repair SFT epochs (default: FULL's)."),
-    gui: bool = typer.Option(True, "--gui/--no-gui", help="Also run the GUI side."),
+    gui: bool = typer.Option(True, "--gui/--no-gui", help="Run the GUI side."),
+    repair: bool = typer.Option(True, "--repair/--no-repair", help="Run the repair side."),
     quick: bool = typer.Option(False, "--quick", help="A test-sized run (seconds, not minutes)."),
     train_tasks: int | None = typer.Option(
         None, "--train-tasks", min=1, help="Repair train tasks (default: the benchmark's)."
@@ -150,17 +179,32 @@ def cli(
     validation_tasks: int | None = typer.Option(
         None, "--validation-tasks", min=1, help="Validation tasks (default: as many as held out)."
     ),
+    pg_lr: float | None = typer.Option(
+        None, "--pg-lr", min=0.0, help="Online policy-gradient lr (default: the benchmark's)."
+    ),
+    pg_epochs: int | None = typer.Option(
+        None, "--pg-epochs", min=1, help="Online policy-gradient epochs (default: the benchmark's)."
+    ),
     threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
 ) -> None:
     """Train-side figures per student base, for choosing the base without held-out data."""
     sizes = QUICK if quick else FULL
+    pg = sizes.online.pg
+    pg = replace(pg, lr=pg.lr if pg_lr is None else pg_lr, epochs=pg_epochs or pg.epochs)
+    sizes = replace(sizes, online=replace(sizes.online, pg=pg))
     if train_tasks:
         sizes = replace(sizes, train_tasks=train_tasks)
     if teachers:
         sizes = replace(sizes, teachers=tuple(teachers))
     with torch_threads(threads):
         results = select(
-            sizes, bases, seed=seed, epochs=epochs, gui=gui, validation_tasks=validation_tasks
+            sizes,
+            bases,
+            seed=seed,
+            epochs=epochs,
+            gui=gui,
+            repair=repair,
+            validation_tasks=validation_tasks,
         )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from benchmarks import trainer_bench, trainer_bench_select
 from benchmarks.__main__ import app
 from benchmarks.trainer_bench import QUICK, SEEDS
-from benchmarks.trainer_bench_select import VALIDATION_SEED
+from benchmarks.trainer_bench_select import VALIDATION_EPISODE_SEED, VALIDATION_SEED
+from services.trainer.episodes import Episode
 
 
 def test_a_quick_selection_reports_train_side_figures_and_builds_nothing_held_out(
@@ -59,3 +60,31 @@ def test_the_repair_data_options_set_tasks_and_teachers(tmp_path: Path) -> None:
     assert set(figures["teacher_wins"]) == {"search:greedy"}
     assert sum(figures["teacher_wins"].values()) <= 2
     assert "train_step_sr_sft" not in figures
+
+
+def test_the_gui_side_alone_runs_with_the_online_update_asked_for_on_no_held_out_episode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    episode_seeds: list[int] = []
+    real = trainer_bench_select.long_episodes
+
+    def recorded(n: int, seed: int, min_steps: int) -> list[Episode]:
+        episode_seeds.append(seed)
+        return real(n, seed, min_steps)
+
+    monkeypatch.setattr(trainer_bench, "long_episodes", recorded)
+    monkeypatch.setattr(trainer_bench_select, "long_episodes", recorded)
+    out = tmp_path / "select.json"
+    args = ["trainer-select", "--quick", "--base", "tiny", "--no-repair"]
+    args += ["--pg-lr", "0.0005", "--pg-epochs", "3", "--json", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    figures = json.loads(out.read_text())["tiny"]
+    assert (figures["pg_lr"], figures["pg_epochs"]) == (0.0005, 3)
+    assert "repair_sft_rows" not in figures and "train_ves_untrained" not in figures
+    assert episode_seeds == [SEEDS["online_train_episodes"], VALIDATION_EPISODE_SEED]
+    assert 0.0 <= figures["val_step_sr_sft"] <= 1.0
+    for kind in ("solar", "sparse"):
+        for split in ("train", "val"):
+            curve = figures[f"{split}_{kind}_curve"]
+            assert len(curve) == QUICK.online.iterations and all(0 <= x <= 1 for x in curve)
