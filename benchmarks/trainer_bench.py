@@ -70,6 +70,7 @@ __all__ = [
     "goal_gaps",
     "gui_train_episodes",
     "run",
+    "run_evo",
     "run_seeds",
     "seeded",
     "seeds_for",
@@ -304,7 +305,7 @@ def _repair(ctx: Context) -> dict[str, Any]:
         "sft": _train_summary(sft),
         "sft_tokens_per_s": _r(sft["tokens_per_s"]),
     }
-    evo = _evo(ctx, train[: sizes.evo_tasks], sft["checkpoint"])
+    evo = run_evo(ctx, train[: sizes.evo_tasks], sft["checkpoint"])
     models = {"untrained": untrained, "sft": sft["checkpoint"], "evo": evo.pop("checkpoint")}
     out.update(evo)
     out.update(_evaluate(ctx, heldout, models, taught["teachers"]))
@@ -341,7 +342,7 @@ def untrained_checkpoint(rows: list[dict[str, Any]], sizes: Sizes, path: Path) -
     return str(save_checkpoint(model, tokenizer, path))
 
 
-def _evo(ctx: Context, tasks: list[dict[str, Any]], student: str) -> dict[str, Any]:
+def run_evo(ctx: Context, tasks: list[dict[str, Any]], student: str) -> dict[str, Any]:
     """``evo_rounds`` rounds of: the current student's self-scored records → pairs → DPO
     from the current student. A round without pairs keeps the student and is reported."""
     rounds = []

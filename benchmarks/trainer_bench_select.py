@@ -18,7 +18,10 @@ ever built:
 many train tasks, which teachers, how many validation tasks judge the students), so a change
 to the benchmark's data is weighed on these figures too. ``--pg-lr`` and ``--pg-epochs`` set
 both online arms' update (the benchmark's :data:`~benchmarks.trainer_bench_online.ONLINE_PG` is
-chosen with them), and ``--no-repair`` / ``--no-gui`` skip a side.
+chosen with them), and ``--no-repair`` / ``--no-gui`` skip a side. ``--evo`` runs the evo
+rounds on the repair side too (from the SFT student of the first ``--epochs``) and judges
+the evo student like the others (``train_ves_evo``, ``val_ves_evo``), with ``--dpo-lr`` and
+``--dpo-beta`` setting its DPO update.
 
 The trainer benchmark's held-out figures (``python -m benchmarks trainer``) then come from
 the base chosen here; this harness never reads them.
@@ -33,15 +36,19 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.progress import Progress
 
 from benchmarks.cpu_threads import DEFAULT_THREADS, torch_threads
 from benchmarks.trainer_bench import (
     FULL,
     QUICK,
     SEEDS,
+    Context,
+    Phases,
     Sizes,
     editbench_tasks,
     gui_train_episodes,
+    run_evo,
     seeded,
     seeds_for,
     teach,
@@ -71,6 +78,7 @@ def _repair(
     epochs: list[int],
     work: Path,
     validation_tasks: int,
+    evo: bool,
 ) -> dict[str, Any]:
     train = train_tasks(sizes, seeds)
     seed = VALIDATION_SEED + seeds["train_tasks"] - SEEDS["train_tasks"]
@@ -90,6 +98,12 @@ def _repair(
         sft = run_sft(rows, sizes.base, hyper, work / f"sft-{count}")
         students[f"sft_{count}"] = sft["checkpoint"]
         out[f"sft_{count}_loss"] = round(sft["final_loss"], 4)
+    if evo:
+        ctx = Context(sizes, seeds, loop, Phases(Progress(disable=True)), work)
+        rounds = run_evo(ctx, train[: sizes.evo_tasks], students[f"sft_{epochs[0]}"])
+        students["evo"] = rounds.pop("checkpoint")
+        out["evo_rounds"] = rounds["evo_rounds"]
+        out["dpo_lr"], out["dpo_beta"] = sizes.dpo.lr, sizes.dpo.beta
     for name, path in students.items():
         for split, tasks in (("train", train), ("val", validation)):
             figures = loop.evaluate(tasks, f"hf:{path}", sizes.evaluation, tick=lambda: None)
@@ -138,12 +152,14 @@ def select(
     epochs: list[int] | None = None,
     gui: bool = True,
     repair: bool = True,
+    evo: bool = False,
     validation_tasks: int | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The train-side figures of each base (see the module doc), seed ``seed``; repair SFT
     runs once per entry of ``epochs`` (default: the benchmark's own), and the students are
     judged on ``validation_tasks`` validation tasks (default: as many as are held out).
-    ``repair`` and ``gui`` switch either side off."""
+    ``repair`` and ``gui`` switch either side off; ``evo`` adds the evo rounds from the first
+    SFT student to the repair side."""
     seeds = seeds_for(seed)
     validation = validation_tasks or sizes.heldout_tasks
     runs = epochs or [sizes.sft.epochs]
@@ -155,11 +171,16 @@ def select(
             figures: dict[str, Any] = {}
             if repair:
                 with planner_session(seed=seeds["plan"]) as loop:
-                    figures = _repair(loop, based, seeds, runs, work, validation)
+                    figures = _repair(loop, based, seeds, runs, work, validation, evo)
             if gui:
                 figures.update(_gui(based, seeds, work))
             out[base] = figures
     return out
+
+
+def _with(hyper: Any, **changes: Any) -> Any:
+    """``hyper`` with every change that is not ``None``."""
+    return replace(hyper, **{k: v for k, v in changes.items() if v is not None})
 
 
 def cli(
@@ -169,6 +190,7 @@ def cli(
     epochs: list[int] = typer.Option([], "--epochs", help="Repair SFT epochs (default: FULL's)."),
     gui: bool = typer.Option(True, "--gui/--no-gui", help="Run the GUI side."),
     repair: bool = typer.Option(True, "--repair/--no-repair", help="Run the repair side."),
+    evo: bool = typer.Option(False, "--evo/--no-evo", help="Add evo rounds to the repair side."),
     quick: bool = typer.Option(False, "--quick", help="A test-sized run (seconds, not minutes)."),
     train_tasks: int | None = typer.Option(
         None, "--train-tasks", min=1, help="Repair train tasks (default: the benchmark's)."
@@ -179,23 +201,23 @@ def cli(
     validation_tasks: int | None = typer.Option(
         None, "--validation-tasks", min=1, help="Validation tasks (default: as many as held out)."
     ),
-    pg_lr: float | None = typer.Option(
-        None, "--pg-lr", min=0.0, help="Online policy-gradient lr (default: the benchmark's)."
-    ),
-    pg_epochs: int | None = typer.Option(
-        None, "--pg-epochs", min=1, help="Online policy-gradient epochs (default: the benchmark's)."
-    ),
+    dpo_lr: float | None = typer.Option(None, "--dpo-lr", min=0.0, help="Evo's DPO lr."),
+    dpo_beta: float | None = typer.Option(None, "--dpo-beta", min=0.0, help="Evo's DPO beta."),
+    pg_lr: float | None = typer.Option(None, "--pg-lr", min=0.0, help="Online update's lr."),
+    pg_epochs: int | None = typer.Option(None, "--pg-epochs", min=1, help="Its epochs."),
     threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
 ) -> None:
-    """Train-side figures per student base, for choosing the base without held-out data."""
+    """Train-side figures per student base, for choosing the base without held-out data;
+    every option left out keeps the benchmark's own setting."""
     sizes = QUICK if quick else FULL
-    pg = sizes.online.pg
-    pg = replace(pg, lr=pg.lr if pg_lr is None else pg_lr, epochs=pg_epochs or pg.epochs)
-    sizes = replace(sizes, online=replace(sizes.online, pg=pg))
-    if train_tasks:
-        sizes = replace(sizes, train_tasks=train_tasks)
-    if teachers:
-        sizes = replace(sizes, teachers=tuple(teachers))
+    online = replace(sizes.online, pg=_with(sizes.online.pg, lr=pg_lr, epochs=pg_epochs))
+    sizes = _with(
+        sizes,
+        train_tasks=train_tasks,
+        teachers=tuple(teachers) or None,
+        dpo=_with(sizes.dpo, lr=dpo_lr, beta=dpo_beta),
+        online=online,
+    )
     with torch_threads(threads):
         results = select(
             sizes,
@@ -204,6 +226,7 @@ def cli(
             epochs=epochs,
             gui=gui,
             repair=repair,
+            evo=evo,
             validation_tasks=validation_tasks,
         )
     json_path.write_text(json.dumps(results, indent=2) + "\n")

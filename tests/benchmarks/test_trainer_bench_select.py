@@ -88,3 +88,16 @@ def test_the_gui_side_alone_runs_with_the_online_update_asked_for_on_no_held_out
         for split in ("train", "val"):
             curve = figures[f"{split}_{kind}_curve"]
             assert len(curve) == QUICK.online.iterations and all(0 <= x <= 1 for x in curve)
+
+
+def test_evo_joins_the_repair_side_with_the_dpo_update_asked_for(tmp_path: Path) -> None:
+    out = tmp_path / "select.json"
+    args = ["trainer-select", "--quick", "--base", "tiny", "--no-gui", "--evo"]
+    args += ["--dpo-lr", "0.0002", "--dpo-beta", "0.2", "--json", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    figures = json.loads(out.read_text())["tiny"]
+    assert (figures["dpo_lr"], figures["dpo_beta"]) == (0.0002, 0.2)
+    assert [r["round"] for r in figures["evo_rounds"]] == list(range(1, QUICK.evo_rounds + 1))
+    for split in ("train", "val"):
+        assert figures[f"{split}_ves_evo"] >= figures[f"{split}_ves_naive"]
