@@ -94,7 +94,7 @@ def online_arm(
     (``curves[name]``)."""
     config = sizes.config()
     wire = [episode.to_dict() for episode in train]
-    judged = dict(also or {})
+    judged = also or {}
     policy, curve, iterations = start, [], []
     curves: dict[str, list[float]] = {name: [] for name in judged}
     for number in range(1, sizes.iterations + 1):

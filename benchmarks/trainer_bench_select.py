@@ -71,6 +71,11 @@ VALIDATION_EPISODE_SEED = 15
 ones 14)."""
 
 
+def _shifted_like(base: int, seeds: dict[str, int], key: str) -> int:
+    """A validation seed moved by run s as far as the train data's ``key`` seed is."""
+    return base + seeds[key] - SEEDS[key]
+
+
 def _repair(
     loop: LoopRunner,
     sizes: Sizes,
@@ -81,7 +86,7 @@ def _repair(
     evo: bool,
 ) -> dict[str, Any]:
     train = train_tasks(sizes, seeds)
-    seed = VALIDATION_SEED + seeds["train_tasks"] - SEEDS["train_tasks"]
+    seed = _shifted_like(VALIDATION_SEED, seeds, "train_tasks")
     validation = editbench_tasks(seed, validation_tasks, sizes.max_clips)
     records = teach(loop, sizes, train)["records"]
     book = {t["id"]: t for t in train}
@@ -116,10 +121,8 @@ def _repair(
 def _gui(sizes: Sizes, seeds: dict[str, int], work: Path) -> dict[str, Any]:
     online = sizes.online
     episodes, train = gui_train_episodes(sizes, seeds)
-    shift = seeds["online_train_episodes"] - SEEDS["online_train_episodes"]
-    validation = long_episodes(
-        online.heldout_episodes, VALIDATION_EPISODE_SEED + shift, online.min_steps
-    )
+    seed = _shifted_like(VALIDATION_EPISODE_SEED, seeds, "online_train_episodes")
+    validation = long_episodes(online.heldout_episodes, seed, online.min_steps)
     sft = run_sft(episode_rows(episodes), sizes.base, sizes.gui_sft, work / "gui_sft")
     out: dict[str, Any] = {
         "gui_sft_loss": round(sft["final_loss"], 4),
