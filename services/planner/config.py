@@ -6,7 +6,7 @@ import functools
 from pathlib import Path
 from typing import Literal
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from services.verifier.config import TaskLimitSettings
 
@@ -35,6 +35,12 @@ class PlannerSettings(TaskLimitSettings):
     relevance: Literal["auto", "minilm", "tfidf"] = "auto"
     """How the ``search`` proposer ranks clips against the brief (``REFINERY_RELEVANCE``):
     ``auto`` uses MiniLM when the ``relevance`` extra is installed, else TF-IDF."""
+    exact_time_limit_s: float = Field(default=10.0, gt=0)
+    """Wall-clock seconds the ``exact`` proposer searches per task
+    (``REFINERY_EXACT_TIME_LIMIT_S``)."""
+    exact_work_limit: float | None = Field(default=None, gt=0)
+    """Also cap its CP-SAT deterministic work per task (``REFINERY_EXACT_WORK_LIMIT``): a
+    search stopped by this limit gives the same plan on a loaded machine as on an idle one."""
     media_root: Path = Path(".")
     """Media URIs resolve only inside this folder (``REFINERY_MEDIA_ROOT``)."""
     media_url_base: str | None = None

@@ -107,7 +107,11 @@ class ProposerRegistry:
                 )
             from services.planner.proposers.exact import ExactProposer
 
-            return ExactProposer(relevance_backend=self.settings.relevance)
+            return ExactProposer(
+                relevance_backend=self.settings.relevance,
+                time_limit_s=self.settings.exact_time_limit_s,
+                work_limit=self.settings.exact_work_limit,
+            )
         if name == "llm":
             return self._llm(param)
         if name.startswith("llm:") and name.removeprefix("llm:"):

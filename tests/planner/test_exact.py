@@ -7,6 +7,8 @@ import itertools
 
 import pytest
 
+from benchmarks.editbench import generate_row
+from protocol.verifier import TaskIn
 from services.planner.exact.discretise import music_options, transition_in
 from services.planner.exact.solver import solve
 from services.planner.proposers.exact import ExactProposer, replace_all
@@ -110,6 +112,31 @@ def test_order_inversions_are_verified_not_trusted() -> None:
 def test_the_time_limit_is_reported_not_hidden() -> None:
     found = solve(_task(*LEDGERS[1]), time_limit_s=1e-4)
     assert not found.proven and found.status == "time_limit"
+
+
+def test_a_work_limit_gives_the_same_answer_every_time() -> None:
+    # 20 clips: the search needs about 11 units of deterministic work to prove its optimum
+    task = TaskIn.model_validate(generate_row(1, 10)["task"]).to_task()
+    first, again = (solve(task, work_limit=1.0, time_limit_s=600) for _ in range(2))
+    assert first.status == again.status == "work_limit" and not first.proven
+    assert first.timeline is not None and first.timeline == again.timeline
+    assert first.ves == again.ves and first.models == again.models
+    assert solve(task, work_limit=2.0, time_limit_s=600).ves >= first.ves
+
+
+def test_the_exact_limits_are_planner_settings(tmp_path) -> None:
+    from services.common.db import create_tables, make_engine
+    from services.planner.config import PlannerSettings
+    from services.planner.registry import ProposerRegistry
+
+    settings = PlannerSettings(data_dir=tmp_path, exact_time_limit_s=30, exact_work_limit=5)
+    engine = make_engine(f"sqlite:///{tmp_path}/p.db")
+    create_tables(engine)
+    proposer = ProposerRegistry(settings, engine).resolve("exact")
+    assert isinstance(proposer, ExactProposer)
+    assert (proposer.time_limit_s, proposer.work_limit) == (30, 5)
+    with pytest.raises(ValueError, match="exact_work_limit"):
+        PlannerSettings(exact_work_limit=0)
 
 
 def test_cuts_follow_the_beat_grid_and_the_ledger_transitions() -> None:

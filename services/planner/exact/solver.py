@@ -8,6 +8,10 @@ re-verified by the :class:`~services.verifier.score.Verifier` (its VES is the tr
 the model's objective over-estimated it (an ``order`` rule's inversions), that clip
 sequence is cut off and the model solved again. The answer is *proven* when every model was
 closed this way, or the best timeline reaches the task's upper bound, within the limit.
+
+The limit is wall-clock seconds, and optionally also CP-SAT's deterministic work (its
+``deterministic_time``, summed over the solves): with one worker, a search that stops on
+the work limit gives the same answer on a loaded machine as on an idle one.
 """
 
 from __future__ import annotations
@@ -45,8 +49,8 @@ class Solution:
     """No timeline of the discretisation beats ``timeline`` by more than ``tolerance``."""
     status: str
     """``optimal``, ``bound`` (it reached the task's upper bound), ``time_limit``,
-    ``no_timeline``, or ``unverified`` (a model rated a timeline below its verified VES: a
-    modelling fault, so nothing is claimed)."""
+    ``work_limit``, ``no_timeline``, or ``unverified`` (a model rated a timeline below its
+    verified VES: a modelling fault, so nothing is claimed)."""
     elapsed_s: float
     models: int
     """CP-SAT solves run."""
@@ -63,10 +67,13 @@ class _Search:
     transition: Transition
     deadline: float
     workers: int
+    work_left: float | None = None
+    """CP-SAT deterministic work still allowed (None: the wall clock alone limits)."""
     best: Timeline | None = None
     best_ves: float = 0.0
     solves: int = 0
     timed_out: bool = False
+    out_of_work: bool = False
     unsound: bool = False
     tolerance: float = 0.0
     parameters: dict[str, object] = field(default_factory=lambda: dict(CP_SAT))
@@ -78,14 +85,17 @@ def solve(
     max_clips: int = MAX_CLIPS,
     max_shots: int = MAX_SHOTS,
     time_limit_s: float = TIME_LIMIT_S,
+    work_limit: float | None = None,
     workers: int = 1,
 ) -> Solution:
-    """The VES-optimal timeline of ``task`` on the discretisation (see the module doc)."""
+    """The VES-optimal timeline of ``task`` on the discretisation (see the module doc);
+    ``work_limit`` also caps CP-SAT's deterministic work (reproducible with one worker)."""
     start = time.monotonic()
     verifier = Verifier(task)
     clips = choose_clips(verifier, max_clips)
     bound = upper_bound(task, verifier).ves
-    search = _Search(verifier, clips, transition_in(task), start + time_limit_s, workers)
+    deadline = start + time_limit_s
+    search = _Search(verifier, clips, transition_in(task), deadline, workers, work_limit)
     reached = False
     for value, n, options in _models(search, max_shots):
         if search.best is not None and value <= search.best_ves + 1e-9:
@@ -93,19 +103,19 @@ def solve(
         if search.best_ves >= bound - 1e-9:
             reached = True
             break
-        if time.monotonic() >= search.deadline:
-            search.timed_out = True
+        if _spent(search):
             break
         _close_count(search, n, options)
         if search.timed_out:
             break
     reached = reached or search.best_ves >= bound - 1e-9
     proven = reached or not (search.timed_out or search.unsound)
-    status = "bound" if reached else "optimal" if proven else "time_limit"
+    limit = "work_limit" if search.out_of_work else "time_limit"
+    status = "bound" if reached else "optimal" if proven else limit
     if search.unsound and not reached:
         status = "unverified"
     if search.best is None:
-        status = "no_timeline" if proven else "time_limit"
+        status = "no_timeline" if proven else limit
     return Solution(
         search.best,
         search.best_ves,
@@ -163,14 +173,28 @@ def _merge(search: _Search, tables: list[tuple[MusicOption, list[float]]], n: in
     return list(groups.values())
 
 
+def _spent(search: _Search) -> bool:
+    """The wall clock or the work budget is used up (and the search marked timed out)."""
+    if search.work_left is not None and search.work_left <= 0:
+        search.timed_out = search.out_of_work = True
+    elif time.monotonic() >= search.deadline:
+        search.timed_out = True
+    return search.timed_out
+
+
 def _run(search: _Search, model: cp_model.CpModel) -> tuple[cp_model.CpSolver, int]:
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.001, search.deadline - time.monotonic())
+    if search.work_left is not None:
+        solver.parameters.max_deterministic_time = max(0.001, search.work_left)
     solver.parameters.num_workers = search.workers
     for key, value in search.parameters.items():
         setattr(solver.parameters, key, value)
     status = solver.solve(model)
     search.solves += 1
+    if search.work_left is not None:
+        search.work_left -= solver.deterministic_time
+        search.out_of_work = search.work_left <= 0
     return solver, status
 
 
@@ -241,9 +265,7 @@ def _close(search: _Search, built: Built, options: list[Timed]) -> None:
     search.tolerance = max(search.tolerance, 2 * built.rounding)
     model = built.model
     while True:
-        left = search.deadline - time.monotonic()
-        if left <= 0:
-            search.timed_out = True
+        if _spent(search):
             return
         floor = (search.best_ves - built.rounding - built.constant) * SCALE
         model.add(built.objective >= math.floor(floor) + 1)  # only what might beat the best

@@ -28,6 +28,7 @@ class ExactProposer:
         self,
         *,
         time_limit_s: float = TIME_LIMIT_S,
+        work_limit: float | None = None,
         max_clips: int = MAX_CLIPS,
         max_shots: int = MAX_SHOTS,
         relevance_backend: str = "auto",
@@ -35,6 +36,7 @@ class ExactProposer:
     ) -> None:
         self.stats = ProposerStats()
         self.time_limit_s, self.max_clips, self.max_shots = time_limit_s, max_clips, max_shots
+        self.work_limit = work_limit
         self.search = SearchProposer(relevance_backend=relevance_backend)
         self.cache_size = cache_size
         self._solved: OrderedDict[int, tuple[Task, Solution]] = OrderedDict()
@@ -49,6 +51,7 @@ class ExactProposer:
             max_clips=self.max_clips,
             max_shots=self.max_shots,
             time_limit_s=self.time_limit_s,
+            work_limit=self.work_limit,
         )
         self._solved[id(task)] = (task, found)
         while len(self._solved) > self.cache_size:
