@@ -57,6 +57,11 @@ CORRUPT_SHARE = 0.5
 
 RELEVANCE = "tfidf"
 """The teachers rank clips by TF-IDF whatever extras are installed, so the figures repeat."""
+EXACT_WORK_LIMIT = 12.0
+EXACT_TIME_LIMIT_S = 120.0
+"""The ``exact`` teacher stops on CP-SAT's deterministic work (12 units: about the planner's
+10 s on an idle core here), not on the wall clock, so a loaded machine teaches the same
+trajectories; the wall-clock limit is only a safety net."""
 
 
 def _jitter(op: P.Op, task: Task, rng: Random) -> P.Op:
@@ -246,7 +251,11 @@ def planner_session(
         VerifierClient(url) as verifier,
     ):
         settings = PlannerSettings(
-            data_dir=Path(scratch), media_root=Path(scratch), relevance=RELEVANCE
+            data_dir=Path(scratch),
+            media_root=Path(scratch),
+            relevance=RELEVANCE,
+            exact_time_limit_s=EXACT_TIME_LIMIT_S,
+            exact_work_limit=EXACT_WORK_LIMIT,
         )
         app = build_app(settings, verifier=verifier)
         app.state.registry = BenchRegistry(settings, app.state.engine, list(endpoints))
