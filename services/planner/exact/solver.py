@@ -194,7 +194,9 @@ def _run(search: _Search, model: cp_model.CpModel) -> tuple[cp_model.CpSolver, i
     search.solves += 1
     if search.work_left is not None:
         search.work_left -= solver.deterministic_time
-        search.out_of_work = search.work_left <= 0
+        cut_short = status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+        in_time = time.monotonic() < search.deadline
+        search.out_of_work = search.work_left <= 0 or (cut_short and in_time)
     return solver, status
 
 
