@@ -15,13 +15,15 @@ ever built:
   (:data:`VALIDATION_EPISODE_SEED` + 100·s, never the held-out one; ``val_*_curve``).
 
 ``--train-tasks``, ``--teacher`` and ``--validation-tasks`` change the repair side's data (how
-many train tasks, which teachers, how many validation tasks judge the students), so a change
-to the benchmark's data is weighed on these figures too. ``--pg-lr`` and ``--pg-epochs`` set
+many train tasks, which teachers, how many validation tasks judge the students), and
+``--online-train-episodes`` / ``--validation-episodes`` the GUI side's (how many long episodes
+the online arms learn on, how many judge them), so a change to the benchmark's data is
+weighed on these figures too. ``--pg-lr`` and ``--pg-epochs`` set
 both online arms' update (the benchmark's :data:`~benchmarks.trainer_bench_online.ONLINE_PG` is
 chosen with them), and ``--no-repair`` / ``--no-gui`` skip a side. ``--evo`` runs the evo
 rounds on the repair side too (from the SFT student of the first ``--epochs``) and judges
 the evo student like the others (``train_ves_evo``, ``val_ves_evo``), with ``--dpo-lr`` and
-``--dpo-beta`` setting its DPO update.
+``--dpo-beta`` setting its DPO update and ``--evo-tasks`` how many train tasks a round plans.
 
 The trainer benchmark's held-out figures (``python -m benchmarks trainer``) then come from
 the base chosen here; this harness never reads them.
@@ -107,7 +109,7 @@ def _repair(
         ctx = Context(sizes, seeds, loop, Phases(Progress(disable=True)), work)
         rounds = run_evo(ctx, train[: sizes.evo_tasks], students[f"sft_{epochs[0]}"])
         students["evo"] = rounds.pop("checkpoint")
-        out["evo_rounds"] = rounds["evo_rounds"]
+        out["evo_rounds"], out["evo_tasks"] = rounds["evo_rounds"], rounds["evo_tasks"]
         out["dpo_lr"], out["dpo_beta"] = sizes.dpo.lr, sizes.dpo.beta
     for name, path in students.items():
         for split, tasks in (("train", train), ("val", validation)):
@@ -118,16 +120,21 @@ def _repair(
     return out
 
 
-def _gui(sizes: Sizes, seeds: dict[str, int], work: Path) -> dict[str, Any]:
+def _gui(
+    sizes: Sizes, seeds: dict[str, int], work: Path, validation_episodes: int
+) -> dict[str, Any]:
     online = sizes.online
     episodes, train = gui_train_episodes(sizes, seeds)
     seed = _shifted_like(VALIDATION_EPISODE_SEED, seeds, "online_train_episodes")
-    validation = long_episodes(online.heldout_episodes, seed, online.min_steps)
+    validation = long_episodes(validation_episodes, seed, online.min_steps)
     sft = run_sft(episode_rows(episodes), sizes.base, sizes.gui_sft, work / "gui_sft")
     out: dict[str, Any] = {
         "gui_sft_loss": round(sft["final_loss"], 4),
         "pg_lr": online.pg.lr,
         "pg_epochs": online.pg.epochs,
+        "online_train_episodes": len(train),
+        "validation_episodes": len(validation),
+        "validation_steps": sum(len(e.steps) for e in validation),
         "train_step_sr_sft": step_sr(sft["checkpoint"], train, online.config())["step_sr"],
         "val_step_sr_sft": step_sr(sft["checkpoint"], validation, online.config())["step_sr"],
     }
@@ -157,10 +164,12 @@ def select(
     repair: bool = True,
     evo: bool = False,
     validation_tasks: int | None = None,
+    validation_episodes: int | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The train-side figures of each base (see the module doc), seed ``seed``; repair SFT
     runs once per entry of ``epochs`` (default: the benchmark's own), and the students are
-    judged on ``validation_tasks`` validation tasks (default: as many as are held out).
+    judged on ``validation_tasks`` validation tasks and the online arms on
+    ``validation_episodes`` long validation episodes (default: as many as are held out).
     ``repair`` and ``gui`` switch either side off; ``evo`` adds the evo rounds from the first
     SFT student to the repair side."""
     seeds = seeds_for(seed)
@@ -176,7 +185,8 @@ def select(
                 with planner_session(seed=seeds["plan"]) as loop:
                     figures = _repair(loop, based, seeds, runs, work, validation, evo)
             if gui:
-                figures.update(_gui(based, seeds, work))
+                episodes = validation_episodes or sizes.online.heldout_episodes
+                figures.update(_gui(based, seeds, work, episodes))
             out[base] = figures
     return out
 
@@ -204,6 +214,15 @@ def cli(
     validation_tasks: int | None = typer.Option(
         None, "--validation-tasks", min=1, help="Validation tasks (default: as many as held out)."
     ),
+    validation_episodes: int | None = typer.Option(
+        None, "--validation-episodes", min=1, help="Long validation episodes (default: as held out)"
+    ),
+    evo_tasks: int | None = typer.Option(
+        None, "--evo-tasks", min=1, help="Train tasks each evo round plans (default: FULL's)."
+    ),
+    online_train_episodes: int | None = typer.Option(
+        None, "--online-train-episodes", min=1, help="Long episodes the online arms learn on."
+    ),
     dpo_lr: float | None = typer.Option(None, "--dpo-lr", min=0.0, help="Evo's DPO lr."),
     dpo_beta: float | None = typer.Option(None, "--dpo-beta", min=0.0, help="Evo's DPO beta."),
     pg_lr: float | None = typer.Option(None, "--pg-lr", min=0.0, help="Online update's lr."),
@@ -212,15 +231,16 @@ def cli(
 ) -> None:
     """Train-side figures per student base, for choosing the base without held-out data;
     every option left out keeps the benchmark's own setting."""
-    sizes = QUICK if quick else FULL
-    online = replace(sizes.online, pg=_with(sizes.online.pg, lr=pg_lr, epochs=pg_epochs))
-    sizes = _with(
-        sizes,
-        train_tasks=train_tasks,
-        teachers=tuple(teachers) or None,
-        dpo=_with(sizes.dpo, lr=dpo_lr, beta=dpo_beta),
-        online=online,
+    base = QUICK if quick else FULL
+    online = _with(
+        base.online,
+        pg=_with(base.online.pg, lr=pg_lr, epochs=pg_epochs),
+        train_episodes=online_train_episodes,
     )
+    dpo = _with(base.dpo, lr=dpo_lr, beta=dpo_beta)
+    named = tuple(teachers) or None
+    sizes = _with(base, train_tasks=train_tasks, evo_tasks=evo_tasks, teachers=named, dpo=dpo)
+    sizes = replace(sizes, online=online)
     with torch_threads(threads):
         results = select(
             sizes,
@@ -231,6 +251,7 @@ def cli(
             repair=repair,
             evo=evo,
             validation_tasks=validation_tasks,
+            validation_episodes=validation_episodes,
         )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

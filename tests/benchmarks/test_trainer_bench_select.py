@@ -77,10 +77,13 @@ def test_the_gui_side_alone_runs_with_the_online_update_asked_for_on_no_held_out
     out = tmp_path / "select.json"
     args = ["trainer-select", "--quick", "--base", "tiny", "--no-repair"]
     args += ["--pg-lr", "0.0005", "--pg-epochs", "3", "--json", str(out)]
+    args += ["--online-train-episodes", "2", "--validation-episodes", "3"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())["tiny"]
     assert (figures["pg_lr"], figures["pg_epochs"]) == (0.0005, 3)
+    assert (figures["online_train_episodes"], figures["validation_episodes"]) == (2, 3)
+    assert figures["validation_steps"] >= 3 * QUICK.online.min_steps
     assert "repair_sft_rows" not in figures and "train_ves_untrained" not in figures
     assert episode_seeds == [SEEDS["online_train_episodes"], VALIDATION_EPISODE_SEED]
     assert 0.0 <= figures["val_step_sr_sft"] <= 1.0
@@ -93,11 +96,12 @@ def test_the_gui_side_alone_runs_with_the_online_update_asked_for_on_no_held_out
 def test_evo_joins_the_repair_side_with_the_dpo_update_asked_for(tmp_path: Path) -> None:
     out = tmp_path / "select.json"
     args = ["trainer-select", "--quick", "--base", "tiny", "--no-gui", "--evo"]
-    args += ["--dpo-lr", "0.0002", "--dpo-beta", "0.2", "--json", str(out)]
+    args += ["--dpo-lr", "0.0002", "--dpo-beta", "0.2", "--evo-tasks", "3", "--json", str(out)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())["tiny"]
     assert (figures["dpo_lr"], figures["dpo_beta"]) == (0.0002, 0.2)
+    assert figures["evo_tasks"] == 3
     assert [r["round"] for r in figures["evo_rounds"]] == list(range(1, QUICK.evo_rounds + 1))
     for split in ("train", "val"):
         assert figures[f"{split}_ves_evo"] >= figures[f"{split}_ves_naive"]
