@@ -215,7 +215,7 @@ def cli(
         None, "--validation-tasks", min=1, help="Validation tasks (default: as many as held out)."
     ),
     validation_episodes: int | None = typer.Option(
-        None, "--validation-episodes", min=1, help="Long validation episodes (default: as held out)"
+        None, "--validation-episodes", min=1, help="Validation episodes (default: as held out)."
     ),
     evo_tasks: int | None = typer.Option(
         None, "--evo-tasks", min=1, help="Train tasks each evo round plans (default: FULL's)."
