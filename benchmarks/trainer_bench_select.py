@@ -174,6 +174,7 @@ def select(
     SFT student to the repair side."""
     seeds = seeds_for(seed)
     validation = validation_tasks or sizes.heldout_tasks
+    episodes = validation_episodes or sizes.online.heldout_episodes
     runs = epochs or [sizes.sft.epochs]
     out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -185,7 +186,6 @@ def select(
                 with planner_session(seed=seeds["plan"]) as loop:
                     figures = _repair(loop, based, seeds, runs, work, validation, evo)
             if gui:
-                episodes = validation_episodes or sizes.online.heldout_episodes
                 figures.update(_gui(based, seeds, work, episodes))
             out[base] = figures
     return out
