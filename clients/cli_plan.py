@@ -199,6 +199,12 @@ def _show(result: PlanResponse, console: Console) -> None:
         )
 
 
+Patience = Annotated[
+    int, typer.Option(min=1, help="Rounds in a row with nothing accepted before a stop.")
+]
+MakeMedia = Annotated[bool, typer.Option(help="Generate missing example media (ffmpeg) first.")]
+
+
 def plan(
     task: Annotated[
         Path | None, typer.Argument(help="Task.1 JSON file (or plan from --media).")
@@ -213,12 +219,11 @@ def plan(
     teacher: Annotated[list[str] | None, typer.Option(help="Extra branches (repeat).")] = None,
     max_rounds: Annotated[int, typer.Option(help="Repair rounds at most.")] = 8,
     candidates: Annotated[int, typer.Option(help="Candidates per round.")] = 8,
+    patience: Patience = 1,
     seed: Annotated[int, typer.Option(help="Seed: the same seed plans the same cut.")] = 0,
     otio: Annotated[Path | None, typer.Option(help="Write the plan as .otio here.")] = None,
     render: Annotated[Path | None, typer.Option(help="Render the plan to this MP4.")] = None,
-    make_media: Annotated[
-        bool, typer.Option(help="Generate missing example media (ffmpeg) first.")
-    ] = False,
+    make_media: MakeMedia = False,
     media_root: Annotated[
         Path, typer.Option(envvar="REFINERY_MEDIA_ROOT", help="Where media URIs resolve.")
     ] = Path("."),
@@ -254,7 +259,7 @@ def plan(
                 make_media=make_media, console=console,
             )  # fmt: skip
         options = {"teachers": teacher or [], "max_rounds": max_rounds,
-                   "candidates": candidates, "seed": seed}  # fmt: skip
+                   "candidates": candidates, "patience": patience, "seed": seed}  # fmt: skip
         result = _plan_live(client, task_body, timeline_body, proposer, options, console)
         _show(result, console)
         _export(client, result.plan_id, otio, render, media_url_base, console)

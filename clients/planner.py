@@ -229,8 +229,8 @@ class PlannerClient(SyncAPIClient):
         on_event: PlanEventHandler | None = None,
         **options: Any,
     ) -> PlanResponse:
-        """Plan (or repair ``timeline``); ``options``: teachers, max_rounds, candidates, seed,
-        time_budget_s. ``on_event`` hears each draft and round as it ends (NDJSON)."""
+        """Plan (or repair ``timeline``); ``options``: teachers, max_rounds, candidates, patience,
+        seed, time_budget_s. ``on_event`` hears each draft and round as it ends (NDJSON)."""
         call = _Calls.plan(task, timeline, _options(proposer, options))
         if on_event is None:
             return self._call(call)

@@ -36,6 +36,10 @@ class PlanOptions(BaseModel):
     """Run each as its own branch on the same task; the verifier-best branch wins."""
     max_rounds: Count = 8
     candidates: PositiveCount = 8
+    patience: PositiveCount = 1
+    """Rounds in a row without an accepted patch before a branch stops: 1 stops at the first
+    (a deterministic proposer asked again at the same cut answers the same); a sampling
+    model proposer may be asked again, each round with a new sampling seed."""
     seed: Seed = 0
     time_budget_s: Budget | None = None
     draft: Literal["model", "heuristic"] | None = None

@@ -3,8 +3,9 @@
 A branch runs one proposer: it drafts (or starts from a given cut; see :func:`first_cut`:
 a model proposer writes its own first cut unless ``draft="heuristic"``), then each round asks
 for candidate patches, has the verifier judge them all in one ``verify:batch`` call, and
-keeps the best if it raises VES. It stops when no candidate improves (feasible or stuck),
-after ``max_rounds``, or at the deadline. Every candidate becomes a scored record.
+keeps the best if it raises VES. It stops after ``patience`` rounds in a row with no
+improving candidate (feasible or stuck; a sampling proposer asked again at the same cut
+answers anew), after ``max_rounds``, or at the deadline. Every candidate becomes a scored record.
 
 The deadline (the plan's ``time_budget_s``) also bounds every wait on the verifier: each
 call may take only what is left of it. A round whose verdicts do not come back in time
@@ -96,6 +97,8 @@ class LoopOptions:
     proposer with a model (``model_draft``) drafts with it, one without keeps its heuristic."""
     caps: Limits = field(default_factory=Limits)
     """The verifier's batch caps: a round goes out in as many calls as they need."""
+    patience: int = 1
+    """Rounds in a row without an accepted patch before the branch stops."""
 
 
 def first_cut(
@@ -134,15 +137,8 @@ def run_branch(
     report = _judge_first_cut(verifier, task_wire, state, options)
     branch = Branch(proposer.name, timeline, report, draft_ves=report.ves, draft=drafted)
     if on_event is not None:
-        on_event(
-            {
-                "event": "draft",
-                "proposer": proposer.name,
-                "draft": drafted,
-                "ves": report.ves,
-                "feasible": report.feasible,
-            }
-        )
+        on_event(_draft_event(branch))
+    misses = 0
     for number in range(1, options.max_rounds + 1):
         if _past(options):
             branch.stopped = "time_budget"
@@ -168,7 +164,11 @@ def run_branch(
         if on_event is not None:
             on_event({"event": "round", **asdict(log)})
         if not log.accepted:
-            break
+            misses += 1
+            if misses >= options.patience:
+                break
+            continue
+        misses = 0
         branch.candidates[len(branch.candidates) - len(patches) + best].accepted = True
         timeline = TimelineIn.model_validate(chosen.timeline.model_dump(by_alias=True)).to_timeline(
             task
@@ -176,6 +176,16 @@ def run_branch(
         state, report = timeline_payload(timeline), chosen.report
         branch.timeline, branch.report = timeline, report
     return branch
+
+
+def _draft_event(branch: Branch) -> LoopEvent:
+    return {
+        "event": "draft",
+        "proposer": branch.proposer,
+        "draft": branch.draft,
+        "ves": branch.report.ves,
+        "feasible": branch.report.feasible,
+    }
 
 
 def _judge_first_cut(

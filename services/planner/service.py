@@ -81,6 +81,7 @@ def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
         deadline,
         draft=options.draft,
         caps=registry.settings.limits(),
+        patience=options.patience,
     )
     return PreparedPlan(task, task_wire, start, proposers, loop_options, started, compiled)
 

@@ -118,6 +118,8 @@ def test_refinery_plan_prints_rounds_and_writes_otio(planner_app, tmp_path: Path
                 str(out),
                 "--media-url-base",
                 "/Volumes/Reel",
+                "--patience",
+                "2",
             ],
         )
     assert result.exit_code == 0, result.output
@@ -139,6 +141,13 @@ def test_refinery_plan_without_a_planner_says_how_to_start_one(free_port: int) -
     )
     assert result.exit_code == 2
     assert "start it with `refinery up`" in " ".join(result.output.split())
+
+
+def test_refinery_plan_refuses_a_patience_below_one() -> None:
+    task = str(EXAMPLES / "surf-reel" / "task.json")
+    result = CliRunner().invoke(cli, ["plan", task, "--patience", "0"])
+    assert result.exit_code == 2
+    assert "--patience" in result.output
 
 
 def test_compile_task_sync_and_async(planner_app, planner: PlannerClient) -> None:

@@ -229,6 +229,9 @@ def test_bad_tasks_are_a_422_naming_the_field(planner: TestClient) -> None:
         planner.post("/v1/plan", json={"task": task, "options": {"max_rounds": -1}}).status_code
         == 422
     )
+    answer = planner.post("/v1/plan", json={"task": task, "options": {"patience": 0}})
+    assert answer.status_code == 422
+    assert answer.json()["error"]["param"] == "options.patience"
 
 
 def test_an_infeasible_task_ends_with_the_least_violating_cut(planner: TestClient) -> None:
