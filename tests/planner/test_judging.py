@@ -78,10 +78,25 @@ def test_a_patch_past_the_cap_alone_is_rejected_without_being_sent() -> None:
     task = json.loads((EXAMPLES / "surf-reel" / "task.json").read_text())
     timeline = json.loads((EXAMPLES / "surf-reel" / "timeline.json").read_text())
     verifier = VerifierClient(http_client=TestClient(build_verifier(VerifierSettings())))
-    patch = {"schema": "Patch.1", "ops": [{"op": "delete_shot", "index": 0}] * 50}
+    patch = {"schema": "Patch.1", "ops": [{"op": "remove", "shot": 0}] * 50}
     answer = judge(verifier, task, timeline, [patch], Limits(work=10), timeout=None)
     assert answer.base.ves > 0
     [result] = answer.results
     assert not result.ok and result.error is not None
     assert result.error["code"] == "limit_exceeded"
     assert result.error["param"] == "patches[0].ops"
+
+
+def test_a_patch_that_is_not_patch_1_is_rejected_alone_and_the_others_are_judged() -> None:
+    task = json.loads((EXAMPLES / "surf-reel" / "task.json").read_text())
+    timeline = json.loads((EXAMPLES / "surf-reel" / "timeline.json").read_text())
+    verifier = VerifierClient(http_client=TestClient(build_verifier(VerifierSettings())))
+    good = {"schema": "Patch.1", "ops": [{"op": "remove", "shot": 0}]}
+    zero = {"schema": "Patch.1", "ops": [{"op": "fit_duration", "target_s": 0.0}]}
+    answer = judge(verifier, task, timeline, [good, zero, good], Limits(), timeout=None)
+    first, bad, last = answer.results
+    assert first.ok and last.ok and first.report is not None
+    assert not bad.ok and bad.report is None and bad.error is not None
+    assert bad.error["code"] == "invalid_patch"
+    assert bad.error["param"] == "patches[1].ops[0].fit_duration.target_s"
+    assert "greater than 0" in bad.error["message"]
