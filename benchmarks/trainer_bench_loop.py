@@ -161,10 +161,12 @@ def parse_counts(stats: Mapping[str, Any]) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class LoopBudget:
-    """Rounds and candidates per round of one closed-loop run."""
+    """Rounds and candidates per round of one closed-loop run, and the rounds in a row
+    without an accepted patch before it stops (the planner's ``options.patience``)."""
 
     max_rounds: int
     candidates: int
+    patience: int = 1
 
 
 @dataclass
@@ -187,11 +189,13 @@ class LoopRunner:
             "teachers": list(teachers),
             "max_rounds": budget.max_rounds,
             "candidates": budget.candidates,
+            "patience": budget.patience,
             "seed": self.seed,
         }
         body = {"task": task, "timeline": naive_cut(task), "options": options}
         answer = self.client.post("/v1/plan", json=body)
-        answer.raise_for_status()
+        if answer.is_error:
+            raise RuntimeError(f"POST /v1/plan answered {answer.status_code}: {answer.text}")
         return answer.json()
 
     def evaluate(

@@ -24,6 +24,7 @@ chosen with them), and ``--no-repair`` / ``--no-gui`` skip a side. ``--evo`` run
 rounds on the repair side too (from the SFT student of the first ``--epochs``) and judges
 the evo student like the others (``train_ves_evo``, ``val_ves_evo``), with ``--dpo-lr`` and
 ``--dpo-beta`` setting its DPO update and ``--evo-tasks`` how many train tasks a round plans.
+``--patience`` sets the evaluation loop's (and the evo rounds') ``options.patience``.
 
 The trainer benchmark's held-out figures (``python -m benchmarks trainer``) then come from
 the base chosen here; this harness never reads them.
@@ -99,6 +100,7 @@ def _repair(
         "validation_tasks": len(validation),
         "repair_sft_rows": len(rows),
         "teacher_wins": stats["teacher_wins"],
+        "patience": sizes.evaluation.patience,
     }
     for count in epochs:
         hyper = replace(sizes.sft, epochs=count)
@@ -196,6 +198,16 @@ def _with(hyper: Any, **changes: Any) -> Any:
     return replace(hyper, **{k: v for k, v in changes.items() if v is not None})
 
 
+def _sized(base: Sizes, *, pg: dict[str, Any], **changes: Any) -> Sizes:
+    """``base`` with every change that is not ``None``; a dict changes that field's fields
+    (``pg``: the online arms' update)."""
+    fields = {
+        k: _with(getattr(base, k), **v) if isinstance(v, dict) else v for k, v in changes.items()
+    }
+    fields["online"] = replace(fields.get("online", base.online), pg=_with(base.online.pg, **pg))
+    return _with(base, **fields)
+
+
 def cli(
     bases: list[str] = typer.Option(["tiny", "tiny:small"], "--base", help="Student bases."),
     json_path: Path = typer.Option(Path("trainer-select.json"), "--json", help="Output file."),
@@ -227,20 +239,21 @@ def cli(
     dpo_beta: float | None = typer.Option(None, "--dpo-beta", min=0.0, help="Evo's DPO beta."),
     pg_lr: float | None = typer.Option(None, "--pg-lr", min=0.0, help="Online update's lr."),
     pg_epochs: int | None = typer.Option(None, "--pg-epochs", min=1, help="Its epochs."),
+    patience: int | None = typer.Option(None, "--patience", min=1, help="The loop's patience."),
     threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
 ) -> None:
     """Train-side figures per student base, for choosing the base without held-out data;
     every option left out keeps the benchmark's own setting."""
-    base = QUICK if quick else FULL
-    online = _with(
-        base.online,
-        pg=_with(base.online.pg, lr=pg_lr, epochs=pg_epochs),
-        train_episodes=online_train_episodes,
+    sizes = _sized(
+        QUICK if quick else FULL,
+        train_tasks=train_tasks,
+        evo_tasks=evo_tasks,
+        teachers=tuple(teachers) or None,
+        dpo={"lr": dpo_lr, "beta": dpo_beta},
+        evaluation={"patience": patience},
+        online={"train_episodes": online_train_episodes},
+        pg={"lr": pg_lr, "epochs": pg_epochs},
     )
-    dpo = _with(base.dpo, lr=dpo_lr, beta=dpo_beta)
-    named = tuple(teachers) or None
-    sizes = _with(base, train_tasks=train_tasks, evo_tasks=evo_tasks, teachers=named, dpo=dpo)
-    sizes = replace(sizes, online=online)
     with torch_threads(threads):
         results = select(
             sizes,

@@ -49,14 +49,15 @@ def test_a_quick_selection_reports_train_side_figures_and_builds_nothing_held_ou
         assert len(curve) == QUICK.online.iterations and all(0 <= x <= 1 for x in curve)
 
 
-def test_the_repair_data_options_set_tasks_and_teachers(tmp_path: Path) -> None:
+def test_the_repair_options_set_tasks_teachers_and_the_loop_patience(tmp_path: Path) -> None:
     out = tmp_path / "select.json"
     args = ["trainer-select", "--quick", "--base", "tiny", "--no-gui", "--train-tasks", "2"]
-    args += ["--teacher", "search:greedy", "--validation-tasks", "1", "--json", str(out)]
-    result = CliRunner().invoke(app, args)
+    args += ["--teacher", "search:greedy", "--validation-tasks", "1", "--patience", "2"]
+    result = CliRunner().invoke(app, [*args, "--json", str(out)])
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())["tiny"]
     assert (figures["train_tasks"], figures["validation_tasks"]) == (2, 1)
+    assert figures["patience"] == 2
     assert set(figures["teacher_wins"]) == {"search:greedy"}
     assert sum(figures["teacher_wins"].values()) <= 2
     assert "train_step_sr_sft" not in figures
@@ -105,3 +106,12 @@ def test_evo_joins_the_repair_side_with_the_dpo_update_asked_for(tmp_path: Path)
     assert [r["round"] for r in figures["evo_rounds"]] == list(range(1, QUICK.evo_rounds + 1))
     for split in ("train", "val"):
         assert figures[f"{split}_ves_evo"] >= figures[f"{split}_ves_naive"]
+
+
+@pytest.mark.parametrize(
+    "option", ["--patience", "--evo-tasks", "--validation-episodes", "--online-train-episodes"]
+)
+def test_counts_below_one_are_refused_naming_the_option(option: str) -> None:
+    result = CliRunner().invoke(app, ["trainer-select", "--quick", option, "0"])
+    assert result.exit_code == 2
+    assert option in result.output
