@@ -83,7 +83,8 @@ def _prompt_shots(prompt: str) -> list[dict[str, Any]]:
 def draft_from_prompt(prompt: str, schema: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A Timeline.1 first cut of 2–5 shots from the prompt's clip table (ids the request's
     schema allows), with the first track the schema allows."""
-    allowed = set(schema["$defs"]["ShotIn"]["properties"]["clip_id"]["enum"])
+    branches = schema["$defs"]["ShotIn"]["anyOf"]  # one per clip the task offers
+    allowed = {branch["properties"]["clip_id"]["const"] for branch in branches}
     clips = [(cid, float(d)) for cid, d in _CLIP.findall(prompt.split("\nMUSIC")[0])]
     clips = [(cid, d) for cid, d in clips if cid in allowed]
     shots = []

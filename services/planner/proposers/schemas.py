@@ -4,9 +4,13 @@ The generic schemas are exactly what the verifier serves at ``GET /v1/schemas/pa
 ``GET /v1/schemas/timeline`` (the same pydantic models). For decoding they are narrowed to the
 task at hand, so that every answer the grammar lets through also reads as a usable answer:
 
-- clip and track ids are ``enum`` s of the task's pool (an invented id cannot be written);
+- clip and track ids are the task's own (an ``enum`` of tracks, a branch per clip): an
+  invented id cannot be written;
 - shot indexes stop where a patch's own inserts can reach (the current timeline's length plus
-  a draft's worth of shots), times at the longest clip or track;
+  a draft's worth of shots), track times at the longest track;
+- an op or shot that names a clip is one branch per clip (:func:`_per_clip`), so its in point
+  stops a frame before that clip's end and its out point at the end: a source range past the
+  clip cannot be written (a ``trim`` names no clip, and its times stop at the longest clip);
 - lists are bounded (a patch at most :func:`patch_op_cap` ops: enough to rewrite the timeline
   whole, what the teachers' patches do; a draft at most :func:`draft_shot_cap` shots),
   so an answer always fits in the token budget :func:`patch_token_budget` /
@@ -85,6 +89,23 @@ def _longest_track_s(task: Task) -> float:
     return to_seconds(max((t.duration for t in task.tracks.values()), default=0), task.fps)
 
 
+def _per_clip(shape: dict[str, Any], task: Task) -> dict[str, Any]:
+    """``shape`` (an object with ``clip_id``, ``in_s`` and ``out_s``) as one branch per clip of
+    ``task``, each with that clip's source range: ``in_s`` ≤ its last frame, ``out_s`` ≤ its
+    end. The grammar commits to a branch when it writes the id, so the times that follow are
+    bounded by the clip named."""
+    branches = []
+    for clip_id in sorted(task.clips):
+        frames = task.clips[clip_id].duration
+        branch = copy.deepcopy(shape)
+        props = branch["properties"]
+        props["clip_id"] = {"const": clip_id}
+        props["in_s"]["maximum"] = to_seconds(max(frames - 1, 0), task.fps)
+        props["out_s"]["maximum"] = to_seconds(frames, task.fps)
+        branches.append(branch)
+    return {"anyOf": branches}
+
+
 def _shot_reach(task: Task, timeline: Timeline) -> int:
     """The longest cut a patch of ``timeline`` can make: its shots plus a draft's worth
     (:func:`draft_shot_cap`) of inserts."""
@@ -110,8 +131,6 @@ def task_patch_schema(
     clip_s = _longest_clip_s(task)
     for name, op in list(defs.items()):
         props = op.get("properties", {})
-        if "clip_id" in props:
-            props["clip_id"] = {"enum": sorted(task.clips)}
         if "track_id" in props:
             if not task.tracks:
                 del defs[name]  # no music to set: the op is not offered
@@ -125,6 +144,8 @@ def task_patch_schema(
         for field in ("in_s", "out_s"):
             if field in props:
                 props[field]["maximum"] = clip_s
+        if "clip_id" in props:
+            defs[name] = _per_clip(op, task)
     ops = schema["properties"]["ops"]
     ops["maxItems"] = patch_op_cap(task, timeline) if max_ops is None else max_ops
     items = ops["items"]
@@ -149,9 +170,7 @@ def task_timeline_schema(task: Task, *, max_shots: int | None = None) -> dict[st
     defs = schema["$defs"]
     shot = defs["ShotIn"]
     shot["properties"].pop("transition_in", None)
-    shot["properties"]["clip_id"] = {"enum": sorted(task.clips)}
-    for field in ("in_s", "out_s"):
-        shot["properties"][field]["maximum"] = _longest_clip_s(task)
+    defs["ShotIn"] = _per_clip(shot, task)
     defs.pop("TransitionIn", None)
     defs.pop("TransitionType", None)
     props = schema["properties"]

@@ -58,14 +58,46 @@ def test_the_task_schemas_name_only_the_tasks_ids(tasks) -> None:
     timeline = simple_draft(task)
     schema = task_patch_schema(task, timeline)
     defs = schema["$defs"]
-    assert defs["InsertOp"]["properties"]["clip_id"]["enum"] == sorted(task.clips)
+    for name in ("InsertOp", "ReplaceOp"):
+        ids = [branch["properties"]["clip_id"]["const"] for branch in defs[name]["anyOf"]]
+        assert ids == sorted(task.clips)
     reach = len(timeline.shots) + draft_shot_cap(task)
     assert defs["RemoveOp"]["properties"]["shot"]["maximum"] == reach - 1
-    assert defs["InsertOp"]["properties"]["at"]["maximum"] == reach
+    assert defs["InsertOp"]["anyOf"][0]["properties"]["at"]["maximum"] == reach
     assert schema["properties"]["ops"]["maxItems"] == patch_op_cap(task, timeline) == reach + 2
     draft = task_timeline_schema(task)
     assert draft["properties"]["fps"] == {"const": task.fps}
-    assert draft["$defs"]["ShotIn"]["properties"]["clip_id"]["enum"] == sorted(task.clips)
+    shots = draft["$defs"]["ShotIn"]["anyOf"]
+    assert [shot["properties"]["clip_id"]["const"] for shot in shots] == sorted(task.clips)
+
+
+def test_a_source_range_stops_at_the_named_clips_end(checkpoint, tasks) -> None:
+    """Each op or shot that names a clip is bounded by that clip: its last frame is the
+    latest in point, its end the latest out point; a longer clip's range is still allowed."""
+    grammar = HFProposer(checkpoint, device="cpu").loaded.grammar
+    task = tasks[0]
+    timeline = simple_draft(task)
+    shortest = min(task.clips, key=lambda clip_id: task.clips[clip_id].duration)
+    end = task.clips[shortest].duration
+    assert end < max(clip.duration for clip in task.clips.values())
+    schema = task_patch_schema(task, timeline)
+
+    def writes(*ops: P.Op) -> bool:
+        return grammar.accepts(schema, patch_text(list(ops), task.fps))
+
+    for make in (P.Insert, P.Replace):
+        assert writes(make(0, shortest, FrameRange(end - 1, end)))
+        assert not writes(make(0, shortest, FrameRange(0, end + 1)))
+        assert not writes(make(0, shortest, FrameRange(end, end + 1)))
+    assert writes(P.Trim(0, FrameRange(0, end + 1)))  # a trim names no clip
+    draft = task_timeline_schema(task)
+
+    def drafts(out_s: float) -> bool:
+        shot = {"clip_id": shortest, "in_s": 0.0, "out_s": out_s}
+        cut = {"schema": "Timeline.1", "fps": task.fps, "shots": [shot], "music": None}
+        return grammar.accepts(draft, json.dumps(cut, separators=(",", ":")))
+
+    assert drafts(end / task.fps) and not drafts((end + 1) / task.fps)
 
 
 def test_a_task_without_music_offers_no_set_music() -> None:
