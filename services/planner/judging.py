@@ -14,7 +14,7 @@ rejected alone (``invalid_patch``, naming its field), never sent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Any
 
 from pydantic import ValidationError
@@ -46,16 +46,19 @@ def invalid(index: int, patch: dict[str, Any]) -> PatchResult | None:
 
 
 def pack(
-    shots: int, patches: Sequence[dict[str, Any]], caps: Limits, skip: Sequence[int] = ()
+    shots: int, patches: Sequence[dict[str, Any]], caps: Limits, skip: Set[int] = frozenset()
 ) -> list[list[int]]:
-    """Indexes of ``patches`` grouped into calls within ``caps``, in order; a patch that
-    alone passes the work cap, or whose index is in ``skip``, is in no group."""
+    """Indexes of ``patches`` grouped into calls within ``caps``, in order; a patch whose
+    index is in ``skip`` (never read: it may not be Patch.1), or that alone passes the work
+    cap, is in no group."""
     groups: list[list[int]] = []
     group: list[int] = []
     steps = 0
     for index, patch in enumerate(patches):
+        if index in skip:
+            continue
         cost = 1 + len(patch["ops"])
-        if shots * cost > caps.work or index in skip:
+        if shots * cost > caps.work:
             continue
         if group and (shots * (steps + cost) > caps.work or len(group) >= caps.patches):
             groups.append(group)
@@ -91,7 +94,7 @@ def judge(
     """Every patch's result, in order, as one batch answer would give them."""
     shots = len(state["shots"])
     results: list[PatchResult | None] = [invalid(i, p) for i, p in enumerate(patches)]
-    skip = [i for i, result in enumerate(results) if result is not None]
+    skip = {i for i, result in enumerate(results) if result is not None}
     answer: BatchResponse | None = None
     for group in pack(shots, patches, caps, skip):
         chunk = [patches[i] for i in group]

@@ -100,3 +100,15 @@ def test_a_patch_that_is_not_patch_1_is_rejected_alone_and_the_others_are_judged
     assert bad.error["code"] == "invalid_patch"
     assert bad.error["param"] == "patches[1].ops[0].fit_duration.target_s"
     assert "greater than 0" in bad.error["message"]
+
+
+def test_a_patch_without_ops_is_rejected_alone() -> None:
+    task = json.loads((EXAMPLES / "surf-reel" / "task.json").read_text())
+    timeline = json.loads((EXAMPLES / "surf-reel" / "timeline.json").read_text())
+    verifier = VerifierClient(http_client=TestClient(build_verifier(VerifierSettings())))
+    good = {"schema": "Patch.1", "ops": [{"op": "remove", "shot": 0}]}
+    answer = judge(verifier, task, timeline, [{"schema": "Patch.1"}, good], Limits(), timeout=None)
+    bad, judged = answer.results
+    assert judged.ok
+    assert not bad.ok and bad.error is not None and bad.error["code"] == "invalid_patch"
+    assert bad.error["param"] == "patches[0].ops"
