@@ -141,11 +141,12 @@ def task_patch_schema(
             if field in props:
                 limit = reach if field == "at" else reach - 1
                 props[field] = {"type": "integer", "minimum": 0, "maximum": limit}
-        for field in ("in_s", "out_s"):
-            if field in props:
-                props[field]["maximum"] = clip_s
         if "clip_id" in props:
             defs[name] = _per_clip(op, task)
+            continue
+        for field in ("in_s", "out_s"):  # a trim: no clip named, so the pool's longest
+            if field in props:
+                props[field]["maximum"] = clip_s
     ops = schema["properties"]["ops"]
     ops["maxItems"] = patch_op_cap(task, timeline) if max_ops is None else max_ops
     items = ops["items"]
