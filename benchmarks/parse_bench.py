@@ -4,7 +4,9 @@ An untrained Qwen2 built as the trainer builds its students (``tiny`` / ``tiny:s
 a byte-level BPE trained on the tasks' own prompts) drafts each task (``model_draft``) and
 proposes repairs of the heuristic cut and of its own cut; every answer is read as the
 planner reads it. The counts are the proposers' own (``HFProposer.report()``), the same the
-plan answer carries in ``branches[i].stats``.
+plan answer carries in ``branches[i].stats``; ``applied`` and ``rejected`` say how many parsed
+patches the verifier applies, and why it rejects the rest (``--no-relations``: the schema
+alone, without :mod:`~services.planner.proposers.relations`).
 
 ``python -m benchmarks parse --tasks 8 --size tiny --json out.json``
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,8 @@ from services.planner.proposers.drafting import render_draft_messages
 from services.planner.proposers.hf import HFProposer, clear_cache
 from services.planner.proposers.prompting import patch_text, render_messages
 from services.planner.proposers.simple_draft import simple_draft
+from services.verifier.errors import PatchRejected
+from services.verifier.patches import apply_patch
 from services.verifier.score import Verifier
 from services.verifier.task import Task
 
@@ -105,10 +110,19 @@ def brief_sft(path: str, tasks: list[Task], *, steps: int, seed: int) -> None:
 
 
 def measure(
-    tasks: list[Task], path: str, *, candidates: int, drafts: int, seed: int
+    tasks: list[Task],
+    path: str,
+    *,
+    candidates: int,
+    drafts: int,
+    seed: int,
+    relations: bool = True,
 ) -> dict[str, Any]:
-    """Draft and repair every task with the checkpoint at ``path``; the parse counts."""
-    proposer = HFProposer(path, device="cpu")
+    """Draft and repair every task with the checkpoint at ``path``; the parse counts, and
+    how many parsed patches apply (the verifier's reasons for the rest)."""
+    proposer = HFProposer(path, device="cpu", relations=relations)
+    rejected: Counter[str] = Counter()
+    applied = 0
     for index, task in enumerate(tasks):
         verifier = Verifier(task)
         own = proposer.model_draft(task, seed=seed + index, n=drafts)
@@ -116,7 +130,14 @@ def measure(
             if timeline is None or not timeline.shots:
                 continue
             report = verifier.verify(timeline)
-            proposer.propose(task, timeline, report, n=candidates, seed=seed + index)
+            for proposal in proposer.propose(
+                task, timeline, report, n=candidates, seed=seed + index
+            ):
+                try:
+                    apply_patch(task, timeline, proposal.ops)
+                    applied += 1
+                except PatchRejected as error:
+                    rejected[error.reason] += 1
         typer.echo(f"task {index + 1}/{len(tasks)}: {proposer.report()}", err=True)
     counts = proposer.report()
     answers, parsed = counts["answers"], counts["parsed"]
@@ -125,6 +146,8 @@ def measure(
         **counts,
         "parse_rate": round(parsed / answers, 4) if answers else None,
         "draft_parse_rate": round(draft_parsed / drafted, 4) if drafted else None,
+        "applied": applied,
+        "rejected": dict(rejected.most_common()),
         "errors": proposer.stats.errors[-3:],
     }
 
@@ -135,6 +158,7 @@ def cli(
     candidates: int = typer.Option(8, help="Repair answers per state."),
     drafts: int = typer.Option(4, help="Draft answers per task."),
     seed: int = 0,
+    relations: bool = typer.Option(True, help="Mask the relations a schema cannot hold."),
     sft_steps: int = typer.Option(0, help="Brief SFT steps on the search teacher first."),
     threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the figures here."),
@@ -146,11 +170,14 @@ def cli(
         path = build(Path(scratch) / "untrained", chosen, size=size, seed=seed)
         if sft_steps:
             brief_sft(path, chosen, steps=sft_steps, seed=seed)
-        figures = measure(chosen, path, candidates=candidates, drafts=drafts, seed=seed)
+        figures = measure(
+            chosen, path, candidates=candidates, drafts=drafts, seed=seed, relations=relations
+        )
         clear_cache(path)
     figures.update(
         size=size,
         tasks=tasks,
+        relations=relations,
         sft_steps=sft_steps,
         torch_threads=used,
         seconds=round(time.monotonic() - started, 1),

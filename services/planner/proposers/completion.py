@@ -14,6 +14,7 @@ from typing import Any
 from services.planner.proposers.base import Proposal, ProposerStats
 from services.planner.proposers.drafting import DraftStats, best_draft, render_draft_messages
 from services.planner.proposers.prompting import parse_candidates, render_messages
+from services.planner.proposers.relations import CutFacts
 from services.planner.proposers.schemas import (
     draft_token_budget,
     patch_op_cap,
@@ -58,6 +59,7 @@ class CompletionProposer:
             seed=seed,
             schema=task_timeline_schema(task),
             max_tokens=draft_token_budget(task),
+            facts=CutFacts.of(task),
         )
         return best_draft(texts, task, self.draft_stats)
 
@@ -73,6 +75,7 @@ class CompletionProposer:
             seed=seed,
             schema=task_patch_schema(task, timeline, max_ops=cap),
             max_tokens=patch_token_budget(cap),
+            facts=CutFacts.of(task, timeline),
         )
         return parse_candidates(
             texts,
@@ -101,8 +104,10 @@ class CompletionProposer:
         seed: int,
         schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        facts: CutFacts | None = None,
     ) -> list[str | None]:
         """``n`` sampled answers to ``messages``, decoded under ``schema`` when given, each at
-        most ``max_tokens`` long (the backend's default when None); ``[]`` (recorded in
-        ``stats``) on failure."""
+        most ``max_tokens`` long (the backend's default when None), and under the relations
+        of ``facts`` where the backend can mask them; ``[]`` (recorded in ``stats``) on
+        failure."""
         raise NotImplementedError

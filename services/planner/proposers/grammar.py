@@ -42,8 +42,18 @@ class GrammarDecoder:
         info = xgr.TokenizerInfo.from_huggingface(
             tokenizer, vocab_size=vocab_size, stop_token_ids=None if stop is None else [stop]
         )
+        self._info = info
         self._compiler = xgr.GrammarCompiler(info)
         self._lock = threading.Lock()
+        self._token_texts: list[str] | None = None
+
+    @property
+    def token_texts(self) -> list[str]:
+        """Each token id's text as the grammar reads it (built once)."""
+        if self._token_texts is None:
+            vocab = self._info.decoded_vocab
+            self._token_texts = [piece.decode("utf-8", "replace") for piece in vocab]
+        return self._token_texts
 
     def compile(self, schema: dict[str, Any]) -> Any:
         """The compiled grammar of ``schema`` (cached by the compiler)."""

@@ -6,7 +6,9 @@ are ``n`` sampled continuations of the same prompt the LLM proposer sends (throu
 tokenizer's chat template when it has one), decoded under the task's narrowed Patch.1 (or,
 for a first cut, Timeline.1) schema with xgrammar as a logits processor
 (:mod:`~services.planner.proposers.grammar`), so even an untrained checkpoint answers JSON
-of the schema; they are read like the LLM's answers: unusable ones are counted and dropped,
+of the schema, and under the relations the schema cannot hold (a shot index that exists after
+the patch's earlier ops, ``in < out`` within the clip: :mod:`~services.planner.proposers.
+relations`); they are read like the LLM's answers: unusable ones are counted and dropped,
 never raised. ``max_new_tokens`` defaults to the schema's token budget.
 A path that holds no checkpoint is a 422 at construction.
 
@@ -32,6 +34,7 @@ from services.common.tokenizer_files import load_tokenizer_files
 from services.planner.proposers.base import ProposerError
 from services.planner.proposers.completion import CompletionProposer
 from services.planner.proposers.grammar import GrammarDecoder
+from services.planner.proposers.relations import CutFacts, RelationMask
 from services.planner.proposers.simple_draft import DraftFn, simple_draft
 
 
@@ -184,7 +187,8 @@ def _load_adapter(path: str, config: Path, dtype: Any) -> tuple[Any, str]:
 class HFProposer(CompletionProposer):
     """Patches sampled from a local checkpoint; ``name`` defaults to ``hf:<path_or_id>``
     (a registry passes ``hf:<checkpoint id>``). ``device`` is ``auto`` (see
-    :func:`choose_device`), ``cuda``, ``cuda:<n>``, ``mps`` or ``cpu``."""
+    :func:`choose_device`), ``cuda``, ``cuda:<n>``, ``mps`` or ``cpu``; ``constrained=False``
+    samples without the schema, ``relations=False`` with the schema alone (diagnostics)."""
 
     def __init__(
         self,
@@ -193,6 +197,7 @@ class HFProposer(CompletionProposer):
         device: str = "auto",
         max_new_tokens: int | None = None,
         constrained: bool = True,
+        relations: bool = True,
         temperature: float = 1.0,
         top_p: float = 1.0,
         draft: DraftFn = simple_draft,
@@ -203,6 +208,7 @@ class HFProposer(CompletionProposer):
         self.device = choose_device(device)
         self.max_new_tokens = max_new_tokens
         self.constrained = constrained
+        self.relations = relations
         self.temperature = temperature
         self.top_p = top_p
 
@@ -222,10 +228,12 @@ class HFProposer(CompletionProposer):
         seed: int,
         schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        facts: CutFacts | None = None,
     ) -> list[str]:
         """``n`` sampled continuations (one when ``temperature`` is 0: greedy), decoded under
-        ``schema`` unless the proposer was built with ``constrained=False``; ``[]`` after a
-        generation failure, which is recorded in ``stats.errors``."""
+        ``schema`` unless the proposer was built with ``constrained=False``, and under the
+        relations of ``facts`` (:mod:`~services.planner.proposers.relations`) when given too;
+        ``[]`` after a generation failure, which is recorded in ``stats.errors``."""
         import torch
 
         loaded = self.loaded
@@ -240,7 +248,8 @@ class HFProposer(CompletionProposer):
         options = self._options(tokenizer, n, max_tokens)
         try:
             if schema is not None and self.constrained:
-                options["logits_processor"] = [loaded.grammar.processor(schema)]
+                facts = facts if self.relations else None
+                options["logits_processor"] = _processors(loaded.grammar, schema, facts)
             with loaded.lock, _seeded(torch, self.device, seed), torch.inference_mode():
                 output = model.generate(**inputs, **options)
         except (RuntimeError, ValueError, IndexError, AssertionError) as error:
@@ -264,6 +273,16 @@ class HFProposer(CompletionProposer):
         if sample:
             options.update(temperature=self.temperature, top_p=self.top_p)
         return options
+
+
+def _processors(
+    grammar: GrammarDecoder, schema: dict[str, Any], facts: CutFacts | None
+) -> list[Any]:
+    """The grammar's logits processor, then the relations' mask when ``facts`` are given."""
+    processors = [grammar.processor(schema)]
+    if facts is not None:
+        processors.append(RelationMask(facts, grammar.token_texts))
+    return processors
 
 
 @contextmanager

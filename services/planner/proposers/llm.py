@@ -27,6 +27,7 @@ from services.common.openai_chat import (
 )
 from services.planner.proposers.base import ProposerError
 from services.planner.proposers.completion import CompletionProposer
+from services.planner.proposers.relations import CutFacts
 from services.planner.proposers.schemas import patch_schema
 from services.planner.proposers.simple_draft import DraftFn, simple_draft
 
@@ -93,9 +94,11 @@ class LLMProposer(CompletionProposer, ChatEndpointOwner):
         seed: int,
         schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        facts: CutFacts | None = None,
     ) -> list[str | None]:
         """The ``n`` choices' texts (``None`` for a choice without text); ``[]`` after a
-        failed request, which is recorded in ``stats.errors``."""
+        failed request, which is recorded in ``stats.errors``. ``facts`` is not sent: a
+        server's structured outputs hold the schema only."""
         self.stats.requests += 1
         body = self.request_body(messages, n=n, seed=seed, schema=schema, max_tokens=max_tokens)
         try:
