@@ -35,6 +35,8 @@ __all__ = ["Bound", "CutFacts", "RelationMask", "bound_for", "viable"]
 
 INDEX_FIELDS = frozenset({"at", "shot", "from", "to", "a", "b"})
 NUMBER_CHARS = frozenset("-+.0123456789eE")
+FRACTION_DIGITS = 6
+"""Decimals the grammar writes in a bounded number (xgrammar 0.2: six)."""
 _PENDING = re.compile(r'"(\w+)":([-+.0-9eE]*)$')
 _FIELD = re.compile(r'"(\w+)":("(?:[^"\\]|\\.)*"|[^,{}\[\]]*)')
 _OBJECT = re.compile(r"\{[^{}]*\}")
@@ -85,14 +87,18 @@ class Bound:
 
 
 def viable(prefix: str, bound: Bound) -> bool:
-    """Whether some JSON number starting with ``prefix`` lies within ``bound``'s range
-    (an exponent or a sign is left to the grammar)."""
+    """Whether some JSON number starting with ``prefix`` (with at most
+    :data:`FRACTION_DIGITS` decimals) lies within ``bound``'s range (an exponent or a sign
+    is left to the grammar)."""
     if not prefix or any(c in "-+eE" for c in prefix):
         return True
     whole, dot, fraction = prefix.partition(".")
     if dot:
         base = float(f"{whole}.{fraction or '0'}")
-        return base <= bound.hi and base + 10.0 ** -len(fraction) > bound.lo
+        if len(fraction) >= FRACTION_DIGITS:
+            return bound.accepts(base)
+        top = base + 10.0 ** -len(fraction) - 10.0**-FRACTION_DIGITS
+        return base <= bound.hi and top > bound.lo
     value = int(whole)
     if value == 0:
         return bound.lo <= (0 if bound.integer else 1) and bound.hi >= 0

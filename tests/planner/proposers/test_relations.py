@@ -64,6 +64,9 @@ def test_a_seconds_prefix_is_viable_when_some_number_it_starts_rounds_into_range
     assert viable("3", after_frame_40) and not viable("5", after_frame_40)  # ends at 4 s
     assert not viable("4.1", after_frame_40)
     assert viable("0", Bound.frames(0, 10, FPS)) and not viable("0", after_frame_40)
+    at_30fps = Bound.frames(124, 200, 30)  # after 4.1 s: 123.5 frames round up to 124
+    assert viable("4.11666", at_30fps)  # 4.116667 is frame 124
+    assert not viable("4.116666", at_30fps)  # six decimals: the grammar writes no more
 
 
 def test_a_token_that_ends_a_number_ends_it_inside_the_bound_or_not_at_all() -> None:
