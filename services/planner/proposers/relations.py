@@ -1,8 +1,8 @@
 """The relations a JSON schema cannot hold, masked while a local checkpoint decodes.
 
 The narrowed schemas (:mod:`~services.planner.proposers.schemas`) bound every number on its
-own. Two checks of the verifier relate numbers to each other, so a schema cannot express them
-and a student's answer can still be rejected for them:
+own. Some checks of the verifier relate one number to others, so a schema cannot express
+them and a student's answer can still be rejected for them:
 
 - a shot index must exist in the cut *as the patch's own earlier ops left it* (an ``insert``
   adds a shot, a ``remove`` takes one away, a ``trim`` is bounded by the clip its shot holds);
