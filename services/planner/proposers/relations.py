@@ -28,12 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from services.planner.proposers.schemas import SHOT_FIELDS
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline, to_frames
 
 __all__ = ["Bound", "CutFacts", "RelationMask", "bound_for", "viable"]
 
-INDEX_FIELDS = frozenset({"at", "shot", "from", "to", "a", "b"})
 NUMBER_CHARS = frozenset("-+.0123456789eE")
 FRACTION_DIGITS = 6
 """Decimals the grammar writes in a bounded number (xgrammar 0.2: six)."""
@@ -129,7 +129,7 @@ def bound_for(
 ) -> Bound | None:
     """The bound of ``field`` in an op or shot whose earlier ``fields`` are written, over the
     cut ``shots`` as the earlier ops left it; None when the relations say nothing."""
-    if field in INDEX_FIELDS:
+    if field in SHOT_FIELDS:
         if shots is None or "op" not in fields:
             return None
         return Bound.index(0, len(shots) if field == "at" else len(shots) - 1)

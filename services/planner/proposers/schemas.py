@@ -38,6 +38,7 @@ from services.verifier.timeline import Timeline, to_seconds
 __all__ = [
     "MAX_DRAFT_SHOTS",
     "MAX_PATCH_OPS",
+    "SHOT_FIELDS",
     "draft_shot_cap",
     "draft_token_budget",
     "patch_op_cap",
@@ -58,7 +59,8 @@ TOKENS_PER_SHOT = 40
 TOKENS_OVERHEAD = 48
 """The wrapper (``{"schema":"Patch.1","ops":[`` … or a music placement) and the eos."""
 
-_SHOT_FIELDS = ("shot", "at", "from", "to", "a", "b")
+SHOT_FIELDS = ("shot", "at", "from", "to", "a", "b")
+"""The Patch.1 fields that hold a shot index."""
 
 
 @lru_cache(maxsize=1)
@@ -137,7 +139,7 @@ def task_patch_schema(
                 continue
             props["track_id"] = {"enum": sorted(task.tracks)}
             props["offset_s"]["maximum"] = max(_longest_track_s(task), 0.0)
-        for field in _SHOT_FIELDS:
+        for field in SHOT_FIELDS:
             if field in props:
                 limit = reach if field == "at" else reach - 1
                 props[field] = {"type": "integer", "minimum": 0, "maximum": limit}
