@@ -53,6 +53,7 @@ from benchmarks.trainer_bench_loop import LoopBudget, LoopRunner, planner_sessio
 from benchmarks.trainer_bench_online import ONLINE, OnlineSizes, long_episodes, online_arm
 from benchmarks.trainer_bench_seeds import aggregate, plot_curves
 from benchmarks.verifier_bench import calibration_us
+from protocol.trainer import RepairSelect
 from services.trainer.configs import DPOHyper, SFTHyper
 from services.trainer.datasets import build_evo_pairs, build_repair_sft
 from services.trainer.episodes import Episode, episode_rows, generate_episodes
@@ -121,6 +122,8 @@ class Sizes:
     teachers: tuple[str, ...] = TEACHERS
     controls: tuple[str, ...] = ()
     """Negative controls run next to the teachers (e.g. ``noisy``): scored, never kept."""
+    select: RepairSelect = "trajectory"
+    """Which teacher steps repair SFT keeps (``DatasetFilters.select``)."""
     teacher: LoopBudget = TEACHER_BUDGET
     evaluation: LoopBudget = EVAL_BUDGET
     evo_rounds: int = 2
@@ -295,7 +298,7 @@ def _repair(ctx: Context) -> dict[str, Any]:
     records = taught["records"]
     book = {t["id"]: t for t in train}
     with ctx.phases.phase("repair_sft") as tick:
-        rows, stats = build_repair_sft(records, book, controls=sizes.controls)
+        rows, stats = build_repair_sft(records, book, controls=sizes.controls, select=sizes.select)
         sft = run_sft(rows, sizes.base, sizes.sft, ctx.work / "sft", callback=tick)
         untrained = untrained_checkpoint(rows, sizes, ctx.work / "untrained")
     out: dict[str, Any] = {

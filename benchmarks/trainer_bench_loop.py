@@ -205,8 +205,10 @@ class LoopRunner:
         budget: LoopBudget,
         tick: Callable[[], None],
     ) -> dict[str, Any]:
-        """Mean final and naive VES of ``proposer`` over ``tasks``, plus how it proposed."""
+        """Mean final and naive VES of ``proposer`` over ``tasks``, plus how it proposed:
+        ``improving_share`` is the share of its scored candidates that raised VES."""
         finals, drafts, accepted, dropped, candidates = [], [], 0, 0, 0
+        self.new_records()  # only this proposer's candidates are counted below
         for task in tasks:
             plan = self.plan(task, proposer, budget)
             finals.append(plan["ves"])
@@ -216,8 +218,11 @@ class LoopRunner:
             dropped += unparsed
             candidates += answers
             tick()
+        scored = self.new_records()
+        improving = sum((r["ves_after"] or 0.0) > r["ves_before"] for r in scored)
         return {
             "mean_ves": round(sum(finals) / len(finals), 4),
+            "improving_share": round(improving / len(scored), 4) if scored else 0.0,
             "naive_mean_ves": round(sum(drafts) / len(drafts), 4),
             "accepted_rounds": accepted,
             "candidates": candidates,

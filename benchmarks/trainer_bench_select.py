@@ -14,8 +14,9 @@ ever built:
   and on as many long validation episodes as are held out, drawn from their own seed
   (:data:`VALIDATION_EPISODE_SEED` + 100·s, never the held-out one; ``val_*_curve``).
 
-``--train-tasks``, ``--teacher`` and ``--validation-tasks`` change the repair side's data (how
-many train tasks, which teachers, how many validation tasks judge the students), and
+``--train-tasks``, ``--teacher``, ``--select`` and ``--validation-tasks`` change the repair
+side's data (how many train tasks, which teachers, which of their steps become rows, how many
+validation tasks judge the students), and
 ``--online-train-episodes`` / ``--validation-episodes`` the GUI side's (how many long episodes
 the online arms learn on, how many judge them), so a change to the benchmark's data is
 weighed on these figures too. ``--pg-lr`` and ``--pg-epochs`` set
@@ -61,6 +62,7 @@ from benchmarks.trainer_bench import (
 from benchmarks.trainer_bench_gui import step_sr
 from benchmarks.trainer_bench_loop import LoopRunner, planner_session
 from benchmarks.trainer_bench_online import long_episodes, online_arm
+from protocol.trainer import RepairSelect
 from services.trainer.datasets import build_repair_sft
 from services.trainer.episodes import episode_rows
 from services.trainer.runners import run_sft
@@ -93,13 +95,14 @@ def _repair(
     validation = editbench_tasks(seed, validation_tasks, sizes.max_clips)
     records = teach(loop, sizes, train)["records"]
     book = {t["id"]: t for t in train}
-    rows, stats = build_repair_sft(records, book, controls=sizes.controls)
+    rows, stats = build_repair_sft(records, book, controls=sizes.controls, select=sizes.select)
     students = {"untrained": untrained_checkpoint(rows, sizes, work / "untrained")}
     out: dict[str, Any] = {
         "train_tasks": len(train),
         "validation_tasks": len(validation),
         "repair_sft_rows": len(rows),
-        "teacher_wins": stats["teacher_wins"],
+        "teacher_wins": stats.get("teacher_wins"),
+        "select": sizes.select,
         "patience": sizes.evaluation.patience,
     }
     for count in epochs:
@@ -119,6 +122,7 @@ def _repair(
             out[f"{split}_ves_naive"] = figures["naive_mean_ves"]
             out[f"{split}_ves_{name}"] = figures["mean_ves"]
             out[f"{split}_accepted_{name}"] = figures["accepted_rounds"]
+            out[f"{split}_improving_{name}"] = figures["improving_share"]
     return out
 
 
@@ -220,9 +224,8 @@ def cli(
     train_tasks: int | None = typer.Option(
         None, "--train-tasks", min=1, help="Repair train tasks (default: the benchmark's)."
     ),
-    teachers: list[str] = typer.Option(
-        [], "--teacher", help="Repair teachers, by name (default: the benchmark's)."
-    ),
+    teachers: list[str] = typer.Option([], "--teacher", help="Repair teachers, by name."),
+    select_rows: RepairSelect | None = typer.Option(None, "--select", help="Repair SFT's rows."),
     validation_tasks: int | None = typer.Option(
         None, "--validation-tasks", min=1, help="Validation tasks (default: as many as held out)."
     ),
@@ -247,6 +250,7 @@ def cli(
     sizes = _sized(
         QUICK if quick else FULL,
         train_tasks=train_tasks,
+        select=select_rows,
         evo_tasks=evo_tasks,
         teachers=tuple(teachers) or None,
         dpo={"lr": dpo_lr, "beta": dpo_beta},

@@ -11,6 +11,7 @@ from protocol.common import FiniteFloat, Integral, Seed, StrictBool, StrictInt, 
 from protocol.jobs import JobOut
 
 DatasetKind = Literal["repair_sft", "tool_sft", "evo_pairs", "solar", "grpo_sparse", "gui_sft"]
+RepairSelect = Literal["trajectory", "teachers", "state"]
 TrainKind = Literal["sft", "dpo", "solar", "grpo_sparse"]
 TrainDevice = Literal["cpu", "cuda"]
 Launcher = Literal["local", "accelerate"]
@@ -105,6 +106,10 @@ class DatasetFilters(BaseModel):
     """evo_pairs: the least VES gap between chosen and rejected."""
     min_ves_gain: FiniteFloat | None = Field(None, ge=-1e6, le=1e6)
     """repair_sft: keep patches that raised VES at least this much."""
+    select: RepairSelect | None = None
+    """repair_sft: ``trajectory`` (default) the verifier-best teacher trajectory per task;
+    ``teachers`` every teacher's replayed trajectory, best first; ``state`` the best patch
+    per state."""
     proposers: list[Name] | None = Field(None, max_length=100)
     """planner records: keep only these proposers' candidates."""
     max_rows: Annotated[int, Strict(), Field(ge=1, le=10**9), Integral] | None = None
@@ -238,6 +243,7 @@ __all__ = [
     "PullOut",
     "PullRequest",
     "PullResponse",
+    "RepairSelect",
     "ServiceSourceIn",
     "SourceIn",
     "TrainDevice",

@@ -51,6 +51,7 @@ SOURCES_FOR: dict[str, frozenset[str]] = {
 FILTERS_FOR: dict[str, frozenset[str]] = {
     "margin": frozenset({"evo_pairs"}),
     "min_ves_gain": frozenset({"repair_sft"}),
+    "select": frozenset({"repair_sft"}),
     "proposers": frozenset({"repair_sft", "evo_pairs", "solar", "grpo_sparse"}),
     "solar": frozenset({"solar", "grpo_sparse"}),
 }
@@ -291,7 +292,11 @@ def _repair_sft(inputs: Inputs, filters: DatasetFilters) -> tuple[list[dict], di
 
     gain = filters.min_ves_gain if filters.min_ves_gain is not None else 0.0
     return build_repair_sft(
-        inputs.records, inputs.tasks, min_gain=gain, proposers=filters.proposers
+        inputs.records,
+        inputs.tasks,
+        min_gain=gain,
+        proposers=filters.proposers,
+        select=filters.select or "trajectory",
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from random import Random
@@ -119,6 +120,11 @@ def test_a_quick_run_reports_every_figure_in_range(quick: dict[str, Any]) -> Non
     assert quick["ves_untrained"] >= quick["ves_naive"]
     for key in ("parse_rate_untrained", "parse_rate_sft", "parse_rate_evo"):
         assert 0.0 <= quick[key] <= 1.0, key
+    for run, name in itertools.product(quick["per_seed"], ("untrained", "sft", "evo")):
+        loop = run[f"loop_{name}"]
+        assert 0.0 <= loop["improving_share"] <= 1.0, name
+        # a round is accepted only for a candidate that raised VES
+        assert loop["improving_share"] > 0 or loop["accepted_rounds"] == 0, name
     for key in ("step_sr_sft", "step_sr_solar", "step_sr_sparse"):
         assert 0.0 <= quick[key] <= 1.0, key
     iterations = QUICK.online.iterations

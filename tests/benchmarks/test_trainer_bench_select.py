@@ -43,6 +43,7 @@ def test_a_quick_selection_reports_train_side_figures_and_builds_nothing_held_ou
             assert 0.0 <= figures[key] <= 1.0, key
             # the loop keeps a patch only when it raises VES: no student ends below the naive cut
             assert figures[key] >= figures[f"{split}_ves_naive"], key
+            assert 0.0 <= figures[f"{split}_improving_{student}"] <= 1.0, key
     assert 0.0 <= figures["train_step_sr_sft"] <= 1.0
     for kind in ("solar", "sparse"):
         curve = figures[f"train_{kind}_curve"]
@@ -53,11 +54,12 @@ def test_the_repair_options_set_tasks_teachers_and_the_loop_patience(tmp_path: P
     out = tmp_path / "select.json"
     args = ["trainer-select", "--quick", "--base", "tiny", "--no-gui", "--train-tasks", "2"]
     args += ["--teacher", "search:greedy", "--validation-tasks", "1", "--patience", "2"]
+    args += ["--select", "teachers"]
     result = CliRunner().invoke(app, [*args, "--json", str(out)])
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())["tiny"]
     assert (figures["train_tasks"], figures["validation_tasks"]) == (2, 1)
-    assert figures["patience"] == 2
+    assert (figures["patience"], figures["select"]) == (2, "teachers")
     assert set(figures["teacher_wins"]) == {"search:greedy"}
     assert sum(figures["teacher_wins"].values()) <= 2
     assert "train_step_sr_sft" not in figures
@@ -115,3 +117,9 @@ def test_counts_below_one_are_refused_naming_the_option(option: str) -> None:
     result = CliRunner().invoke(app, ["trainer-select", "--quick", option, "0"])
     assert result.exit_code == 2
     assert option in result.output
+
+
+def test_an_unknown_row_selection_is_refused_naming_the_option() -> None:
+    result = CliRunner().invoke(app, ["trainer-select", "--quick", "--select", "best"])
+    assert result.exit_code == 2
+    assert "--select" in result.output

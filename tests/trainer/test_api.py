@@ -35,6 +35,8 @@ def test_build_train_and_publish_to_the_planner(tmp_path: Path, database_url: st
         with trainer_app(tmp_path, database_url, planner) as trainer:
             data = _build(trainer, "repair_sft")
             assert data["rows"] > 0 and data["stats"]["builder"] == "repair_sft"
+            every = _build(trainer, "repair_sft", filters={"select": "teachers"})
+            assert every["stats"]["select"] == "teachers" and every["rows"] >= data["rows"]
             assert data["sources"][0]["service"] == "planner"
             assert data["sources"][0]["cursor"] == data["stats"]["pulled"][0]["cursor"] > 0
             rows = [json.loads(x) for x in trainer.get(data["download"]).text.splitlines()]
@@ -112,6 +114,11 @@ def test_bad_input_is_refused_before_any_job(tmp_path: Path, database_url: str) 
                 json={"kind": "repair_sft", "sources": PLANNER, "filters": {"margin": 0.1}},
             )
             assert wrong.json()["error"]["param"] == "filters.margin"
+            misplaced = trainer.post(
+                "/v1/datasets:build",
+                json={"kind": "evo_pairs", "sources": PLANNER, "filters": {"select": "state"}},
+            )
+            assert misplaced.json()["error"]["param"] == "filters.select"
             queue = trainer.app.state.jobs
             assert queue.list() == []
 

@@ -46,6 +46,10 @@ def trainer(tmp_path: Path, database_url: str) -> Iterator[TestClient]:
             "filters.min_ves_gain",
         ),
         ({"kind": "gui_sft", "sources": EPISODES, "filters": {"max_rows": 0}}, "filters.max_rows"),
+        (
+            {"kind": "repair_sft", "sources": EPISODES, "filters": {"select": "best"}},
+            "filters.select",
+        ),
         ({"kind": "gui_sft", "sources": [{"nothing": 1}]}, "sources[0]"),
         (
             {"kind": "repair_sft", "sources": EPISODES, "filters": {"proposers": ["p"] * 101}},

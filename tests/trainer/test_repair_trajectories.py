@@ -69,3 +69,25 @@ def test_no_improving_trajectory_gives_no_rows() -> None:
     rows, stats = build_repair_sft(records, TASKS, min_gain=0.5)
     assert rows == [] and stats["tasks"]["skipped"] == {"no_improvement": 1}
     assert stats["teacher_wins"] == {}
+
+
+def test_every_teacher_keeps_each_teachers_improving_steps_after_the_best() -> None:
+    _, _, records = _teachers()
+    best, _ = build_repair_sft(records, TASKS)
+    rows, stats = build_repair_sft(records, TASKS, select="teachers")
+    assert stats["select"] == "teachers"
+    assert stats["teacher_wins"] == {"teacher-strong": 1}
+    assert rows[: len(best)] == best
+    assert {r["meta"]["proposer"] for r in rows[len(best) :]} == {"teacher-weak"}
+    assert sum(stats["teachers"].values()) == len(rows)
+    answers = [(r["meta"]["state_key"], r["completion"][0]["content"]) for r in rows]
+    assert len(set(answers)) == len(answers)
+
+
+def test_every_teacher_drops_a_repeated_answer_to_the_same_state() -> None:
+    _, _, records = _teachers()
+    twice = records + [{**r, "plan_id": f"{r['plan_id']}-again"} for r in records]
+    once, _ = build_repair_sft(records, TASKS, select="teachers")
+    rows, stats = build_repair_sft(twice, TASKS, select="teachers")
+    assert rows == once
+    assert stats["trajectories"]["seen"] == 4

@@ -4,6 +4,9 @@
 trajectory replayed by the verifier from its start (see
 :mod:`~services.trainer.datasets.repair_trajectories`); stats carry ``teacher_wins``.
 
+``select="teachers"``: every teacher's replayed trajectory contributes its improving steps,
+the verifier-best trajectory's first; a repeated answer to the same state is kept once.
+
 ``select="state"``: the best patch any teacher found per state. Candidates are grouped by
 (task, state) across every plan, branch and proposer. Within a group the verifier-best
 applied candidate wins (highest ``ves_after``; ties: fewer ops, then the earlier record); it
@@ -22,8 +25,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any
+from typing import Any, get_args
 
+from protocol.trainer import RepairSelect
 from services.trainer.datasets.records import (
     REPORT_ROUNDING,
     DatasetError,
@@ -43,7 +47,7 @@ __all__ = [
     "group_by_state",
 ]
 
-SELECTS = ("trajectory", "state")
+SELECTS: tuple[str, ...] = get_args(RepairSelect)
 
 StateGroups = dict[tuple[str, str], list[RepairRecord]]
 
@@ -76,9 +80,14 @@ def build_repair_sft(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Planner records + their tasks → (SFT rows, stats); see the module docstring.
     ``controls`` name negative-control proposers (trajectory selection only)."""
-    if select == "trajectory":
+    if select in ("trajectory", "teachers"):
         return build_trajectory_sft(
-            records, tasks, min_gain=min_gain, proposers=proposers, controls=controls
+            records,
+            tasks,
+            min_gain=min_gain,
+            proposers=proposers,
+            controls=controls,
+            every_teacher=select == "teachers",
         )
     if select != "state":
         raise DatasetError(f"select must be one of {', '.join(SELECTS)}", param="select")

@@ -9,6 +9,10 @@ ops, then the teacher seen first) and each of its steps that raised VES by more 
 ``min_gain`` becomes a row. A trajectory that keeps nothing still competes (its VES is its
 start's), so a task nobody improved gives no rows.
 
+With ``every_teacher`` (``select="teachers"``) each teacher's replayed trajectory adds its
+improving steps after the winner's, and an answer already kept for the same state is not
+repeated; ``teacher_wins`` still counts the best trajectory per task.
+
 Proposers named in ``controls`` are negative controls: their trajectories are replayed and
 scored (``control_best`` counts the tasks where one would have won) but never kept.
 
@@ -114,8 +118,10 @@ def build_trajectory_sft(
     min_gain: float = 0.0,
     proposers: Collection[str] | None = None,
     controls: Collection[str] = (),
+    every_teacher: bool = False,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Planner records + their tasks → (SFT rows, stats); see the module docstring."""
+    """Planner records + their tasks → (SFT rows, stats); see the module docstring.
+    ``every_teacher`` keeps every teacher's trajectory, best first, not the best one only."""
     book = TaskBook(tasks)
     record_tally, branch_tally, task_tally = Tally(), Tally(), Tally()
     grouped = _branches(parse_records(records, proposers=proposers), book, record_tally)
@@ -138,17 +144,18 @@ def build_trajectory_sft(
         if replayed and min(replayed, key=Trajectory.rank).proposer in controls:
             control_best += 1
         ranked = sorted((t for t in replayed if t.proposer not in controls), key=Trajectory.rank)
-        task_rows = _rows(book, task_id, ranked[0], min_gain) if ranked else []
+        kept = ranked if every_teacher else ranked[:1]
+        task_rows = _unique([r for t in kept for r in _rows(book, task_id, t, min_gain)])
         if not task_rows:
             task_tally.skip("no_improvement" if ranked else "no_trajectory")
             continue
         task_tally.kept += 1
         wins[ranked[0].proposer] += 1
-        rows_by[ranked[0].proposer] += len(task_rows)
+        rows_by.update(row["meta"]["proposer"] for row in task_rows)
         rows.extend(task_rows)
     stats = {
         "builder": "repair_sft",
-        "select": "trajectory",
+        "select": "teachers" if every_teacher else "trajectory",
         "rows": len(rows),
         "records": record_tally.as_dict(),
         "trajectories": branch_tally.as_dict(),
@@ -161,6 +168,18 @@ def build_trajectory_sft(
         "min_gain": min_gain,
     }
     return rows, stats
+
+
+def _unique(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` without repeats of an earlier row's state and answer."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for row in rows:
+        key = (row["meta"]["state_key"], row["completion"][0]["content"])
+        if key not in seen:
+            seen.add(key)
+            out.append(row)
+    return out
 
 
 def _rows(
