@@ -127,8 +127,10 @@ class Sizes:
     teacher: LoopBudget = TEACHER_BUDGET
     evaluation: LoopBudget = EVAL_BUDGET
     evo_rounds: int = 2
-    evo_tasks: int = 8
-    """Train tasks the student proposes on each evo round (rounds as evaluated, ≥ 4 candidates)."""
+    evo_tasks: int = 16
+    """Train tasks the student proposes on each evo round (rounds as evaluated, ≥ 4 candidates):
+    every train task, chosen on the train side (``trainer-select --evo --evo-tasks``, 24
+    validation tasks, seeds 0 / 1: evo − SFT +0.011 / +0.029 with 16, −0.011 / +0.026 with 8)."""
     evo_pairs_per_state: int = 4
     """At most this many preference pairs per state (largest VES gaps first)."""
     base: str = "tiny:small"
