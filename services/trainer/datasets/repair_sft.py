@@ -79,7 +79,7 @@ def build_repair_sft(
     controls: Collection[str] = (),
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Planner records + their tasks → (SFT rows, stats); see the module docstring.
-    ``controls`` name negative-control proposers (trajectory selection only)."""
+    ``controls`` name negative-control proposers (never kept; not read by ``state``)."""
     if select in ("trajectory", "teachers"):
         return build_trajectory_sft(
             records,
