@@ -3,11 +3,13 @@
 A teacher is any proposer name the planner resolves, plus two families this module adds:
 
 * ``search:<strategy>`` — the built-in search run differently:
-  ``search:greedy`` (single-op steps, no combining, no lookahead: best-improvement hill
+  ``search:greedy`` (one move a step, no combining, no lookahead: best-improvement hill
   climbing), ``search:beam`` (the planner's default search: compatible improvements folded
-  together, and a two-step lookahead from the 3 most promising first steps), and
+  together, and a two-step lookahead from the 3 most promising first steps),
   ``search:restarts`` (randomised restarts: several random two-step walks through the
-  improving single-op moves, each seeded, proposed as whole multi-op patches);
+  improving moves, each seeded, proposed as whole multi-op patches) and ``search:fixes``
+  (greedy over one-op patches only: a step is one fix of what the verifier names, such as
+  ``snap_to_beats``, a swap or the removal of an excluded shot, never a re-cut);
 * OpenAI-compatible endpoints named in settings (``REFINERY_TEACHERS``, a JSON list of
   ``{"name", "base_url", "model", "api_key"?}``): the teacher ``<name>`` is the planner's
   ``llm`` proposer on that endpoint and model.
@@ -45,7 +47,7 @@ __all__ = [
     "strategy_proposer",
 ]
 
-STRATEGIES = ("greedy", "beam", "restarts")
+STRATEGIES = ("greedy", "beam", "restarts", "fixes")
 RESTARTS = 4
 """Random walks per round of ``search:restarts``."""
 WALK_DEPTH = 2
@@ -63,7 +65,7 @@ class TeacherEndpoint(BaseModel):
 
 
 class RestartsProposer:
-    """``search:restarts``: seeded random walks over improving single-op moves."""
+    """``search:restarts``: seeded random walks over improving moves."""
 
     def __init__(self, *, relevance_backend: str, restarts: int = RESTARTS) -> None:
         self.name = "search:restarts"
@@ -123,6 +125,10 @@ def strategy_proposer(strategy: str, *, relevance_backend: str) -> Proposer:
         proposer = SearchProposer(relevance_backend=relevance_backend)
     elif strategy == "restarts":
         return RestartsProposer(relevance_backend=relevance_backend)
+    elif strategy == "fixes":
+        proposer = SearchProposer(
+            relevance_backend=relevance_backend, combine=False, lookahead=0, max_ops=1
+        )
     else:
         raise UnknownProposer(
             f"no search strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}",

@@ -228,6 +228,22 @@ def test_proposals_apply_cleanly_are_distinct_and_best_first(bench):
             assert wire == list(p.ops)  # survives the trip to the verifier service
 
 
+def test_max_ops_keeps_only_short_patches_that_still_improve(bench):
+    multi_op = False
+    for _, task in bench[:10]:
+        start_of = proposer().draft(task, seed=0)
+        start = Timeline(fps=task.fps, shots=start_of.shots[1:][::-1], music=None)
+        report = Verifier(task).verify(start)
+        every = proposer().propose(task, start, report, n=8, seed=0)
+        multi_op |= any(len(p.ops) > 1 for p in every)
+        short = SearchProposer(relevance_backend="tfidf", combine=False, lookahead=0, max_ops=1)
+        proposals = short.propose(task, start, report, n=8, seed=0)
+        assert proposals and all(len(p.ops) == 1 for p in proposals)
+        best = Verifier(task).verify(apply_patch(task, start, proposals[0].ops))
+        assert best.ves > report.ves
+    assert multi_op  # without the limit the same states get multi-op patches
+
+
 # ---- targeted operators: each fixes the rule it aims at -------------------------------
 
 CASES = {

@@ -23,7 +23,7 @@ from tests.trainer.planner_records import example, next_state, record
 
 TASK, FULL = example()
 BROKEN = next_state(TASK, record(TASK, FULL, [{"op": "remove", "shot": 7}], record_id=0))
-STRATEGIES = ["search:greedy", "search:beam", "search:restarts"]
+STRATEGIES = ["search:greedy", "search:beam", "search:restarts", "search:fixes"]
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def test_every_teacher_runs_as_its_own_branch_and_wins_are_counted(planner: Test
     records = _records(planner)
     assert {r["proposer"] for r in records} == {STRATEGIES[0], *teachers}
     rows, stats = build_repair_sft(records, {TASK["id"]: TASK})
-    assert stats["trajectories"]["seen"] == 5
+    assert stats["trajectories"]["seen"] == len(branches) == 6
     assert sum(stats["teacher_wins"].values()) == 1
     (winner,) = stats["teacher_wins"]
     best = max(b["final_ves"] for b in branches)
@@ -86,6 +86,8 @@ def test_strategies_are_different_proposers(planner: TestClient) -> None:
         answers[name] = [p.ops for p in proposer.propose(task, timeline, report, n=4, seed=1)]
     assert answers["search:greedy"] and answers["search:restarts"]
     assert answers["search:greedy"] != answers["search:restarts"]
+    assert answers["search:fixes"] and all(len(ops) == 1 for ops in answers["search:fixes"])
+    assert answers["search:fixes"] != answers["search:greedy"]
 
 
 def test_unknown_teachers_are_reported_not_run(planner: TestClient) -> None:
@@ -93,7 +95,7 @@ def test_unknown_teachers_are_reported_not_run(planner: TestClient) -> None:
     ready, missing = resolvable(registry, ["search:greedy", "search:annealing", "nobody"])
     assert ready == ["search:greedy"]
     assert set(missing) == {"search:annealing", "nobody"}
-    assert "greedy, beam, restarts" in missing["search:annealing"]
+    assert "greedy, beam, restarts, fixes" in missing["search:annealing"]
     options = {"proposer": "search:annealing"}
     answer = planner.post("/v1/plan", json={"task": TASK, "timeline": BROKEN, "options": options})
     assert answer.status_code == 422

@@ -68,7 +68,8 @@ class SearchProposer:
     fold compatible improving patches into one multi-op proposal; ``lookahead`` — from how
     many of the best first steps (by VES, and by hard rules met; plus, for each unmet hard
     rule, the best step that meets it) to search a second step when the timeline is
-    infeasible or no single step improves it (0 turns it off).
+    infeasible or no single step improves it (0 turns it off); ``max_ops`` — keep only the
+    candidate patches of at most this many ops (``None``: all).
     """
 
     name = "search"
@@ -80,6 +81,7 @@ class SearchProposer:
         semantic_weight: float = 0.05,
         combine: bool = True,
         lookahead: int = 3,
+        max_ops: int | None = None,
         cache_size: int = 16,
     ) -> None:
         self.stats = ProposerStats()
@@ -87,6 +89,7 @@ class SearchProposer:
         self.semantic_weight = semantic_weight
         self.combine = combine
         self.lookahead = lookahead
+        self.max_ops = max_ops
         self.cache_size = cache_size
         self._contexts: OrderedDict[int, SearchContext] = OrderedDict()
 
@@ -143,6 +146,8 @@ class SearchProposer:
         pending = candidates(ctx, timeline, report, rng, errors=errors)
         if errors:  # an operator failed: note it, keep the others
             self.stats.errors.extend(errors[: max(0, _MAX_ERRORS - len(self.stats.errors))])
+        if self.max_ops is not None:
+            return [c for c in pending if len(c[0]) <= self.max_ops]
         return pending
 
     def _score(
