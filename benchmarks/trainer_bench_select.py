@@ -26,6 +26,10 @@ rounds on the repair side too (from the SFT student of the first ``--epochs``) a
 the evo student like the others (``train_ves_evo``, ``val_ves_evo``), with ``--dpo-lr`` and
 ``--dpo-beta`` setting its DPO update and ``--evo-tasks`` how many train tasks a round plans.
 ``--patience`` sets the evaluation loop's (and the evo rounds') ``options.patience``.
+``--self-taught`` makes the untrained student its own (``hf:``) teacher: it plans the train
+tasks with the teachers' budget, repair SFT starts from it and learns its verifier-replayed
+trajectories (rejection sampling through the verifier), and the named teachers' rows only
+train its tokenizer, so the twin is the benchmark's own.
 
 The trainer benchmark's held-out figures (``python -m benchmarks trainer``) then come from
 the base chosen here; this harness never reads them.
@@ -89,6 +93,7 @@ def _repair(
     work: Path,
     validation_tasks: int,
     evo: bool,
+    self_taught: bool,
 ) -> dict[str, Any]:
     train = train_tasks(sizes, seeds)
     seed = _shifted_like(VALIDATION_SEED, seeds, "train_tasks")
@@ -97,17 +102,22 @@ def _repair(
     book = {t["id"]: t for t in train}
     rows, stats = build_repair_sft(records, book, controls=sizes.controls, select=sizes.select)
     students = {"untrained": untrained_checkpoint(rows, sizes, work / "untrained")}
+    sft_base = sizes.base
+    if self_taught:  # the teachers' rows only trained the tokenizer
+        rows, stats = _own_rows(loop, sizes, train, students["untrained"])
+        sft_base = students["untrained"]
     out: dict[str, Any] = {
         "train_tasks": len(train),
         "validation_tasks": len(validation),
         "repair_sft_rows": len(rows),
         "teacher_wins": stats.get("teacher_wins"),
         "select": sizes.select,
+        "self_taught": self_taught,
         "patience": sizes.evaluation.patience,
     }
     for count in epochs:
         hyper = replace(sizes.sft, epochs=count)
-        sft = run_sft(rows, sizes.base, hyper, work / f"sft-{count}")
+        sft = run_sft(rows, sft_base, hyper, work / f"sft-{count}")
         students[f"sft_{count}"] = sft["checkpoint"]
         out[f"sft_{count}_loss"] = round(sft["final_loss"], 4)
     if evo:
@@ -124,6 +134,19 @@ def _repair(
             out[f"{split}_accepted_{name}"] = figures["accepted_rounds"]
             out[f"{split}_improving_{name}"] = figures["improving_share"]
     return out
+
+
+def _own_rows(
+    loop: LoopRunner, sizes: Sizes, train: list[dict[str, Any]], student: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Repair SFT's rows from the untrained student as its own (``hf:``) teacher on the train
+    tasks: its verifier-replayed trajectories, rejection sampling through the verifier."""
+    own = replace(sizes, teachers=(f"hf:{student}",), controls=())
+    records = teach(loop, own, train)["records"]
+    rows, stats = build_repair_sft(records, {t["id"]: t for t in train}, select=sizes.select)
+    if not rows:
+        raise RuntimeError("--self-taught: the student's own trajectories raised VES nowhere")
+    return rows, stats
 
 
 def _gui(
@@ -171,13 +194,15 @@ def select(
     evo: bool = False,
     validation_tasks: int | None = None,
     validation_episodes: int | None = None,
+    self_taught: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """The train-side figures of each base (see the module doc), seed ``seed``; repair SFT
     runs once per entry of ``epochs`` (default: the benchmark's own), and the students are
     judged on ``validation_tasks`` validation tasks and the online arms on
     ``validation_episodes`` long validation episodes (default: as many as are held out).
     ``repair`` and ``gui`` switch either side off; ``evo`` adds the evo rounds from the first
-    SFT student to the repair side."""
+    SFT student to the repair side; ``self_taught`` trains repair SFT from the untrained
+    student on its own verifier-replayed trajectories instead of the teachers'."""
     seeds = seeds_for(seed)
     validation = validation_tasks or sizes.heldout_tasks
     episodes = validation_episodes or sizes.online.heldout_episodes
@@ -190,7 +215,7 @@ def select(
             figures: dict[str, Any] = {}
             if repair:
                 with planner_session(seed=seeds["plan"]) as loop:
-                    figures = _repair(loop, based, seeds, runs, work, validation, evo)
+                    figures = _repair(loop, based, seeds, runs, work, validation, evo, self_taught)
             if gui:
                 figures.update(_gui(based, seeds, work, episodes))
             out[base] = figures
@@ -232,9 +257,8 @@ def cli(
     validation_episodes: int | None = typer.Option(
         None, "--validation-episodes", min=1, help="Validation episodes (default: as held out)."
     ),
-    evo_tasks: int | None = typer.Option(
-        None, "--evo-tasks", min=1, help="Train tasks each evo round plans (default: FULL's)."
-    ),
+    evo_tasks: int | None = typer.Option(None, "--evo-tasks", min=1, help="Tasks a round plans."),
+    self_taught: bool = typer.Option(False, help="Repair SFT on the student's own trajectories."),
     online_train_episodes: int | None = typer.Option(
         None, "--online-train-episodes", min=1, help="Long episodes the online arms learn on."
     ),
@@ -245,8 +269,7 @@ def cli(
     patience: int | None = typer.Option(None, "--patience", min=1, help="The loop's patience."),
     threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
 ) -> None:
-    """Train-side figures per student base, for choosing the base without held-out data;
-    every option left out keeps the benchmark's own setting."""
+    """Train-side figures per student base; every option left out keeps the benchmark's."""
     sizes = _sized(
         QUICK if quick else FULL,
         train_tasks=train_tasks,
@@ -269,6 +292,7 @@ def cli(
             evo=evo,
             validation_tasks=validation_tasks,
             validation_episodes=validation_episodes,
+            self_taught=self_taught,
         )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

@@ -65,6 +65,19 @@ def test_the_repair_options_set_tasks_teachers_and_the_loop_patience(tmp_path: P
     assert "train_step_sr_sft" not in figures
 
 
+def test_self_taught_trains_on_the_untrained_students_own_trajectories(tmp_path: Path) -> None:
+    out = tmp_path / "select.json"
+    args = ["trainer-select", "--quick", "--base", "tiny", "--no-gui", "--self-taught"]
+    args += ["--validation-tasks", "1", "--patience", "2"]
+    result = CliRunner().invoke(app, [*args, "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(out.read_text())["tiny"]
+    assert figures["self_taught"] is True and figures["repair_sft_rows"] > 0
+    (winner,) = figures["teacher_wins"]  # the student itself, as an hf: teacher
+    assert winner.startswith("hf:") and winner.endswith("untrained")
+    assert 0.0 <= figures["val_ves_sft_1"] <= 1.0
+
+
 def test_the_gui_side_alone_runs_with_the_online_update_asked_for_on_no_held_out_episode(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
