@@ -231,8 +231,8 @@ def test_proposals_apply_cleanly_are_distinct_and_best_first(bench):
 def test_max_ops_keeps_only_short_patches_that_still_improve(bench):
     multi_op = False
     for _, task in bench[:10]:
-        start_of = proposer().draft(task, seed=0)
-        start = Timeline(fps=task.fps, shots=start_of.shots[1:][::-1], music=None)
+        draft = proposer().draft(task, seed=0)
+        start = Timeline(fps=task.fps, shots=draft.shots[1:][::-1], music=None)
         report = Verifier(task).verify(start)
         every = proposer().propose(task, start, report, n=8, seed=0)
         multi_op |= any(len(p.ops) > 1 for p in every)

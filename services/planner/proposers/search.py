@@ -68,8 +68,9 @@ class SearchProposer:
     fold compatible improving patches into one multi-op proposal; ``lookahead`` — from how
     many of the best first steps (by VES, and by hard rules met; plus, for each unmet hard
     rule, the best step that meets it) to search a second step when the timeline is
-    infeasible or no single step improves it (0 turns it off); ``max_ops`` — keep only the
-    candidate patches of at most this many ops (``None``: all).
+    infeasible or no single step improves it (0 turns it off); ``max_ops`` — generate only
+    candidate patches of at most this many ops (``None``: all; combining and lookahead can
+    still join them, so turn both off for patches that short).
     """
 
     name = "search"
