@@ -26,10 +26,12 @@ rounds on the repair side too (from the SFT student of the first ``--epochs``) a
 the evo student like the others (``train_ves_evo``, ``val_ves_evo``), with ``--dpo-lr`` and
 ``--dpo-beta`` setting its DPO update and ``--evo-tasks`` how many train tasks a round plans.
 ``--patience`` sets the evaluation loop's (and the evo rounds') ``options.patience``.
-``--self-taught`` makes the untrained student its own (``hf:``) teacher: it plans the train
+``--self-taught R`` makes the untrained student its own (``hf:``) teacher: it plans the train
 tasks with the teachers' budget, repair SFT starts from it and learns its verifier-replayed
 trajectories (rejection sampling through the verifier), and the named teachers' rows only
-train its tokenizer, so the twin is the benchmark's own.
+train its tokenizer, so the twin is the benchmark's own. With R > 1 the rounds iterate: each
+round's student plans the train tasks again and the next round starts from it
+(``*_self_taught_<r>``: round r's student; ``*_sft_<epochs>``: the last round's).
 
 The trainer benchmark's held-out figures (``python -m benchmarks trainer``) then come from
 the base chosen here; this harness never reads them.
@@ -93,7 +95,7 @@ def _repair(
     work: Path,
     validation_tasks: int,
     evo: bool,
-    self_taught: bool,
+    self_taught: int,
 ) -> dict[str, Any]:
     train = train_tasks(sizes, seeds)
     seed = _shifted_like(VALIDATION_SEED, seeds, "train_tasks")
@@ -104,8 +106,7 @@ def _repair(
     students = {"untrained": untrained_checkpoint(rows, sizes, work / "untrained")}
     sft_base = sizes.base
     if self_taught:  # the teachers' rows only trained the tokenizer
-        rows, stats = _own_rows(loop, sizes, train, students["untrained"])
-        sft_base = students["untrained"]
+        rows, stats, sft_base = _self_taught(loop, sizes, train, students, self_taught, work)
     out: dict[str, Any] = {
         "train_tasks": len(train),
         "validation_tasks": len(validation),
@@ -113,6 +114,7 @@ def _repair(
         "teacher_wins": stats.get("teacher_wins"),
         "select": sizes.select,
         "self_taught": self_taught,
+        "self_taught_rows": stats.get("rows_per_round"),
         "patience": sizes.evaluation.patience,
     }
     for count in epochs:
@@ -136,11 +138,33 @@ def _repair(
     return out
 
 
+def _self_taught(
+    loop: LoopRunner,
+    sizes: Sizes,
+    train: list[dict[str, Any]],
+    students: dict[str, str],
+    rounds: int,
+    work: Path,
+) -> tuple[list[dict[str, Any]], dict[str, Any], str]:
+    """(rows, stats, start) of the last of ``rounds`` self-taught rounds: each round's student
+    plans the train tasks and the next starts from it, trained on its own trajectories; the
+    students of the earlier rounds join ``students`` as ``self_taught_<r>``, and the stats
+    count every round's rows (``rows_per_round``)."""
+    student, counts = students["untrained"], []
+    for number in range(1, rounds):
+        rows, _ = _own_rows(loop, sizes, train, student)
+        student = run_sft(rows, student, sizes.sft, work / f"self-taught-{number}")["checkpoint"]
+        students[f"self_taught_{number}"] = student
+        counts.append(len(rows))
+    rows, stats = _own_rows(loop, sizes, train, student)
+    return rows, {**stats, "rows_per_round": [*counts, len(rows)]}, student
+
+
 def _own_rows(
     loop: LoopRunner, sizes: Sizes, train: list[dict[str, Any]], student: str
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Repair SFT's rows from the untrained student as its own (``hf:``) teacher on the train
-    tasks: its verifier-replayed trajectories, rejection sampling through the verifier."""
+    """Repair SFT's rows from ``student`` as its own (``hf:``) teacher on the train tasks: its
+    verifier-replayed trajectories, rejection sampling through the verifier."""
     own = replace(sizes, teachers=(f"hf:{student}",), controls=())
     records = teach(loop, own, train)["records"]
     rows, stats = build_repair_sft(records, {t["id"]: t for t in train}, select=sizes.select)
@@ -194,15 +218,15 @@ def select(
     evo: bool = False,
     validation_tasks: int | None = None,
     validation_episodes: int | None = None,
-    self_taught: bool = False,
+    self_taught: int = 0,
 ) -> dict[str, dict[str, Any]]:
     """The train-side figures of each base (see the module doc), seed ``seed``; repair SFT
     runs once per entry of ``epochs`` (default: the benchmark's own), and the students are
     judged on ``validation_tasks`` validation tasks and the online arms on
     ``validation_episodes`` long validation episodes (default: as many as are held out).
     ``repair`` and ``gui`` switch either side off; ``evo`` adds the evo rounds from the first
-    SFT student to the repair side; ``self_taught`` trains repair SFT from the untrained
-    student on its own verifier-replayed trajectories instead of the teachers'."""
+    SFT student to the repair side; ``self_taught`` (rounds) trains repair SFT from the
+    untrained student on its own verifier-replayed trajectories instead of the teachers'."""
     seeds = seeds_for(seed)
     validation = validation_tasks or sizes.heldout_tasks
     episodes = validation_episodes or sizes.online.heldout_episodes
@@ -258,7 +282,7 @@ def cli(
         None, "--validation-episodes", min=1, help="Validation episodes (default: as held out)."
     ),
     evo_tasks: int | None = typer.Option(None, "--evo-tasks", min=1, help="Tasks a round plans."),
-    self_taught: bool = typer.Option(False, help="Repair SFT on the student's own trajectories."),
+    self_taught: int = typer.Option(0, min=0, help="Rounds of SFT on the student's own plans."),
     online_train_episodes: int | None = typer.Option(
         None, "--online-train-episodes", min=1, help="Long episodes the online arms learn on."
     ),

@@ -65,17 +65,33 @@ def test_the_repair_options_set_tasks_teachers_and_the_loop_patience(tmp_path: P
     assert "train_step_sr_sft" not in figures
 
 
-def test_self_taught_trains_on_the_untrained_students_own_trajectories(tmp_path: Path) -> None:
+def _self_taught(tmp_path: Path, rounds: int) -> dict[str, Any]:
     out = tmp_path / "select.json"
     args = ["trainer-select", "--quick", "--base", "tiny", "--no-gui", "--self-taught"]
-    args += ["--validation-tasks", "1", "--patience", "2"]
+    args += [str(rounds), "--validation-tasks", "1", "--patience", "2"]
     result = CliRunner().invoke(app, [*args, "--json", str(out)])
     assert result.exit_code == 0, result.output
-    figures = json.loads(out.read_text())["tiny"]
-    assert figures["self_taught"] is True and figures["repair_sft_rows"] > 0
+    figures: dict[str, Any] = json.loads(out.read_text())["tiny"]
+    assert figures["self_taught"] == rounds and figures["repair_sft_rows"] > 0
+    assert 0.0 <= figures["val_ves_sft_1"] <= 1.0
+    return figures
+
+
+def test_self_taught_trains_on_the_untrained_students_own_trajectories(tmp_path: Path) -> None:
+    figures = _self_taught(tmp_path, 1)
+    assert figures["self_taught_rows"] == [figures["repair_sft_rows"]]
     (winner,) = figures["teacher_wins"]  # the student itself, as an hf: teacher
     assert winner.startswith("hf:") and winner.endswith("untrained")
-    assert 0.0 <= figures["val_ves_sft_1"] <= 1.0
+    assert "val_ves_self_taught_1" not in figures
+
+
+def test_a_second_self_taught_round_learns_the_first_rounds_student_plans(tmp_path: Path) -> None:
+    figures = _self_taught(tmp_path, 2)
+    (winner,) = figures["teacher_wins"]  # round 2's teacher: round 1's student
+    assert winner.startswith("hf:") and winner.endswith("self-taught-1/final")
+    assert 0.0 <= figures["val_ves_self_taught_1"] <= 1.0
+    first, last = figures["self_taught_rows"]
+    assert first > 0 and last == figures["repair_sft_rows"]
 
 
 def test_the_gui_side_alone_runs_with_the_online_update_asked_for_on_no_held_out_episode(
