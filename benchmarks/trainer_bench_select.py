@@ -147,7 +147,8 @@ def _self_taught(
     work: Path,
 ) -> tuple[list[dict[str, Any]], dict[str, Any], str]:
     """(rows, stats, start) of the last of ``rounds`` self-taught rounds: each round's student
-    plans the train tasks and the next starts from it, trained on its own trajectories; the
+    plans the train tasks and the next starts from it, trained on its own trajectories (the
+    earlier rounds with the benchmark's epochs, the last once per ``--epochs``); the
     students of the earlier rounds join ``students`` as ``self_taught_<r>``, and the stats
     count every round's rows (``rows_per_round``)."""
     student, counts = students["untrained"], []
