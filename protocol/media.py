@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import importlib.resources
 import os
 import shutil
 import signal
@@ -32,11 +33,10 @@ from services.verifier.pool import Clip, MusicTrack, Orientation
 from services.verifier.task import Task
 
 __all__ = [
+    "FFMPEG_ENV",
     "SAMPLE_RATE",
-    "bundled_ffmpeg",
     "ffmpeg_binary",
     "generate_example_media",
-    "has_ffprobe",
     "resolve_media",
     "run_child",
     "run_ffmpeg",
@@ -85,43 +85,46 @@ def resolve_media(
     return resolved
 
 
-def ffmpeg_binary(name: str = "ffmpeg") -> str:
-    """The path of ``ffmpeg`` (or ``ffprobe``); :class:`FfmpegUnavailable` when missing.
+FFMPEG_ENV = "REFINERY_FFMPEG"
+"""The setting that names another ffmpeg binary (a path) in place of the wheel's."""
 
-    ``ffmpeg`` on the PATH wins; else the binary the ``imageio-ffmpeg`` wheel ships (the
-    planner extra installs it), so a fresh machine renders without a system ffmpeg.
-    ``ffprobe`` has no such fallback: callers that can measure with ``ffmpeg`` alone ask
-    :func:`has_ffprobe` first.
+
+def ffmpeg_binary() -> str:
+    """The one ffmpeg every render, probe, analysis and test runs.
+
+    The static build the ``imageio-ffmpeg`` wheel ships (the planner extra installs it),
+    whatever other ffmpeg is on the PATH: one binary, one behaviour, on a fresh machine and
+    on one with a distribution's ffmpeg alike. ``REFINERY_FFMPEG`` may name another binary.
+    :class:`FfmpegUnavailable` when there is neither.
     """
-    found = shutil.which(name)
-    if found is None and name == "ffmpeg":
-        found = _bundled_ffmpeg()
+    named = os.environ.get(FFMPEG_ENV)
+    if named:
+        found = shutil.which(named)
+        if found is None:
+            raise FfmpegUnavailable(f"{FFMPEG_ENV}={named!r} names no executable file")
+        return found
+    found = _bundled_ffmpeg()
     if found is None:
-        hint = "install ffmpeg" if name == "ffprobe" else "pip install imageio-ffmpeg"
-        raise FfmpegUnavailable(f"{name} is not on the PATH: {hint}")
+        raise FfmpegUnavailable(
+            f"no ffmpeg: pip install imageio-ffmpeg (the planner extra), or set {FFMPEG_ENV}"
+        )
     return found
-
-
-def has_ffprobe() -> bool:
-    return shutil.which("ffprobe") is not None
-
-
-def bundled_ffmpeg() -> str | None:
-    """The static ffmpeg the ``imageio-ffmpeg`` wheel ships, or None (no wheel, or none for
-    this platform)."""
-    return _bundled_ffmpeg()
 
 
 @functools.cache
 def _bundled_ffmpeg() -> str | None:
+    """The binary inside the wheel's ``binaries`` folder, or None (no wheel, or none for this
+    platform). Not ``get_ffmpeg_exe``: it prefers ``IMAGEIO_FFMPEG_EXE`` and falls back to
+    an ffmpeg on the PATH."""
     try:
-        import imageio_ffmpeg
-    except ImportError:
+        folder = importlib.resources.files("imageio_ffmpeg.binaries")
+    except ModuleNotFoundError:
         return None
-    try:
-        return imageio_ffmpeg.get_ffmpeg_exe()
-    except RuntimeError:  # the wheel carries no binary for this platform
-        return None
+    found = sorted(
+        str(entry) for entry in folder.iterdir()
+        if entry.name.startswith("ffmpeg") and entry.is_file()
+    )  # fmt: skip
+    return found[0] if found else None
 
 
 @functools.cache

@@ -33,7 +33,7 @@ class MediaNotFound(ExportError):
 
 
 class FfmpegUnavailable(ExportError):
-    """``ffmpeg`` or ``ffprobe`` is not on the PATH."""
+    """No ffmpeg: neither the wheel's binary nor the one ``REFINERY_FFMPEG`` names."""
 
     status_code = 503
     code = "ffmpeg_unavailable"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from sqlmodel import Session, func, select
 from clients.verifier import VerifierClient
 from services.planner.app import build_app
 from services.planner.config import PlannerSettings
+from services.planner.export.render import probe
 from services.planner.records import PlanRow, ScoredRecord
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
@@ -299,25 +299,8 @@ def test_render_job_produces_the_mp4(planner: TestClient, tmp_path: Path) -> Non
     output = planner.get(f"/v1/jobs/{job['job_id']}/output")
     path = tmp_path / "out.mp4"
     path.write_bytes(output.content)
-    seconds = float(
-        subprocess.run(
-            [
-                "ffprobe",
-                "-v",
-                "error",
-                "-select_streams",
-                "v:0",
-                "-show_entries",
-                "format=duration",
-                "-of",
-                "csv=p=0",
-                str(path),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
+    video, _ = probe(path)
+    seconds = float(video["duration"])
     assert abs(seconds - plan["report"]["duration_s"]) <= 1 / task["fps"] + 0.05
     assert (
         _metric(planner, "refinery_render_seconds_count")

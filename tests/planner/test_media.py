@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import wave
 from pathlib import Path
 
 import pytest
 
-from protocol.media import ffmpeg_binary, generate_example_media, resolve_media, run_ffmpeg
+from protocol.media import (
+    FFMPEG_ENV,
+    ffmpeg_binary,
+    generate_example_media,
+    resolve_media,
+    run_ffmpeg,
+)
 from protocol.media_errors import FfmpegUnavailable, MediaNotFound, MediaOutsideRoot
 from services.common.errors import RefineryError
 from services.verifier.pool import Clip, Orientation
@@ -21,7 +28,7 @@ from services.verifier.task import Task
 from tests.planner.export_factories import SIZE, small_task
 
 needs_ffmpeg = pytest.mark.skipif(
-    shutil.which("ffmpeg") is None or shutil.which("ffprobe") is None, reason="needs ffmpeg"
+    importlib.util.find_spec("imageio_ffmpeg") is None, reason="needs the planner extra's ffmpeg"
 )
 
 
@@ -85,13 +92,10 @@ def test_missing_file_is_reported_only_when_asked(root: Path):
 
 
 def _probe(path: Path) -> dict:
-    out = subprocess.run(
-        ["ffprobe", "-v", "error", "-show_entries",
-         "stream=codec_type,codec_name,width,height,nb_frames,duration,sample_rate,r_frame_rate",
-         "-of", "json", str(path)],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    return json.loads(out)["streams"][0]
+    from services.planner.export.render import probe
+
+    video, _ = probe(path)
+    return video
 
 
 @needs_ffmpeg
@@ -113,9 +117,10 @@ def test_generated_media_have_exact_durations(tmp_path: Path, fps: int):
     landscape, upright = _probe(tmp_path / "media/c0.mp4"), _probe(tmp_path / "media/p.mp4")
     assert (landscape["width"], landscape["height"]) == (160, 90)
     assert (upright["width"], upright["height"]) == (90, 160)
-    wav = _probe(tmp_path / "media/m1.wav")
-    assert wav["sample_rate"] == "44100"
-    assert float(wav["duration"]) == pytest.approx(task.tracks["m1"].duration / fps, abs=1e-4)
+    with wave.open(str(tmp_path / "media/m1.wav")) as wav:
+        assert wav.getframerate() == 44100
+        seconds = wav.getnframes() / wav.getframerate()
+    assert seconds == pytest.approx(task.tracks["m1"].duration / fps, abs=1e-4)
 
 
 @needs_ffmpeg
@@ -141,15 +146,37 @@ def test_a_bad_uri_refuses_the_whole_batch_before_writing(tmp_path: Path):
     assert not (tmp_path / "media").exists()
 
 
-def test_ffmpeg_comes_from_the_wheel_when_the_path_has_none(monkeypatch):
-    pytest.importorskip("imageio_ffmpeg")
-    monkeypatch.setattr(shutil, "which", lambda name: None)
+@needs_ffmpeg
+def test_ffmpeg_is_the_wheels_even_with_another_on_the_path(tmp_path: Path, monkeypatch):
+    decoy = tmp_path / "ffmpeg"
+    decoy.write_text("#!/bin/sh\nexit 1\n")
+    decoy.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", str(decoy))
+    monkeypatch.delenv(FFMPEG_ENV, raising=False)
+    assert shutil.which("ffmpeg") == str(decoy)
     found = ffmpeg_binary()
-    assert "imageio_ffmpeg" in found
+    assert "imageio_ffmpeg" in found and found != str(decoy)
     version = subprocess.run([found, "-version"], capture_output=True, text=True, check=True)
     assert version.stdout.startswith("ffmpeg version")
-    with pytest.raises(FfmpegUnavailable, match="ffprobe"):
-        ffmpeg_binary("ffprobe")
+
+
+def test_the_setting_names_another_ffmpeg(tmp_path: Path, monkeypatch):
+    other = tmp_path / "my-ffmpeg"
+    other.write_text("#!/bin/sh\nexit 0\n")
+    other.chmod(0o755)
+    monkeypatch.setenv(FFMPEG_ENV, str(other))
+    assert ffmpeg_binary() == str(other)
+    monkeypatch.setenv(FFMPEG_ENV, str(tmp_path / "absent"))
+    with pytest.raises(FfmpegUnavailable, match=FFMPEG_ENV):
+        ffmpeg_binary()
+
+
+def test_without_the_wheel_the_error_names_the_install(monkeypatch):
+    monkeypatch.delenv(FFMPEG_ENV, raising=False)
+    monkeypatch.setattr(sys.modules[ffmpeg_binary.__module__], "_bundled_ffmpeg", lambda: None)
+    with pytest.raises(FfmpegUnavailable, match="pip install imageio-ffmpeg"):
+        ffmpeg_binary()
 
 
 def _processes_with(marker: str) -> dict[int, str]:
@@ -163,7 +190,7 @@ def _processes_with(marker: str) -> dict[int, str]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue  # exited meanwhile
-        if Path(argv[0]).name == "ffmpeg" and marker in argv:
+        if argv[0] == ffmpeg_binary() and marker in argv:
             found[int(entry.name)] = stat.rsplit(")", 1)[1].split()[0]
     return found
 
@@ -175,7 +202,7 @@ def _alive(marker: str) -> dict[int, str]:
 def _endless_render(out: Path) -> list[str]:
     """An ffmpeg that would write ``out`` for an hour, at real-time pace (little CPU)."""
     return [
-        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-re",
+        ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-re",
         "-f", "lavfi", "-i", "testsrc=s=64x64:r=5:d=3600", "-c:v", "mpeg4", str(out),
     ]  # fmt: skip
 

@@ -12,7 +12,6 @@ offset is ``cut − d // 2`` (the cut's timeline frame), so the video lasts exac
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable
@@ -24,7 +23,6 @@ from protocol.media import (
     SAMPLE_RATE,
     encoder_args,
     ffmpeg_binary,
-    has_ffprobe,
     resolve_media,
     run_child,
     run_ffmpeg,
@@ -46,7 +44,7 @@ XFADE = {
 
 @dataclass(frozen=True, slots=True)
 class RenderResult:
-    """What :func:`render` wrote, and what ffprobe measured in it."""
+    """What :func:`render` wrote, and what ffmpeg measured in it."""
 
     path: Path
     expected_s: float
@@ -295,28 +293,6 @@ def render(
     )
 
 
-def probe(path: Path) -> tuple[dict | None, dict | None]:
-    """ffprobe's first video and first audio stream of ``path`` (``None`` where absent).
-
-    Without ``ffprobe`` (a machine with only the wheel's ffmpeg), ffmpeg measures the same
-    keys by reading the streams through once (:func:`probe_with_ffmpeg`).
-    """
-    if not has_ffprobe():
-        return probe_with_ffmpeg(path)
-    done = run_child(
-        [ffmpeg_binary("ffprobe"), "-v", "error", "-show_entries",
-         "stream=codec_type,codec_name,duration,nb_frames,width,height,r_frame_rate",
-         "-of", "json", str(path)],
-        timeout_s=60,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise RenderFailed(f"ffprobe could not read {path}", stderr=done.stderr[-2000:])
-    streams = json.loads(done.stdout or "{}").get("streams", [])
-    video = next((s for s in streams if s.get("codec_type") == "video"), None)
-    audio = next((s for s in streams if s.get("codec_type") == "audio"), None)
-    return video, audio
-
-
 _VIDEO_LINE = re.compile(
     r"Stream #0:\d+.*?: Video: (\w+).*?, (\d+)x(\d+)(?:[ ,].*?)?, ([\d.]+) fps"
 )
@@ -325,8 +301,9 @@ _STATS = re.compile(r"frame=\s*(\d+).*?time=(\d+):(\d+):([\d.]+)")
 _TIME = re.compile(r"time=(\d+):(\d+):([\d.]+)")
 
 
-def probe_with_ffmpeg(path: Path) -> tuple[dict | None, dict | None]:
-    """ffprobe's keys for the first video and audio stream, measured with ffmpeg alone.
+def probe(path: Path) -> tuple[dict | None, dict | None]:
+    """The first video and first audio stream of ``path`` (``None`` where absent), under
+    ffprobe's keys, measured with ffmpeg alone (no ffprobe ships with the wheel).
 
     The video stream is copied to the null muxer (its packet count is its frame count,
     its length frames / fps); the audio stream is decoded to the null muxer, whose last

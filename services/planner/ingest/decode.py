@@ -36,7 +36,8 @@ from typing import IO
 import cv2
 import numpy as np
 
-from services.planner.ingest.probe import Probe, analysis_ffmpeg
+from protocol.media import ffmpeg_binary
+from services.planner.ingest.probe import Probe
 
 try:
     import fcntl
@@ -94,7 +95,7 @@ def _start(path: Path, width: int, height: int, *, fast: bool) -> subprocess.Pop
     decoded frame's timestamp to its stderr)."""
     shown = ",showinfo=checksum=0" if fast else ""  # after the scale: no full-size pass
     argv = [
-        analysis_ffmpeg(), "-hide_banner", "-nostdin", "-nostats",
+        ffmpeg_binary(), "-hide_banner", "-nostdin", "-nostats",
         "-loglevel", "info" if fast else "error",
         "-threads", "1", *(DECODER_FLAGS if fast else ()), "-i", str(path),
         "-map", "0:v:0", "-an", "-sn",

@@ -14,10 +14,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from protocol.media import bundled_ffmpeg, ffmpeg_binary
+from protocol.media import ffmpeg_binary
 from services.planner.ingest.errors import MediaUnreadable, NotMedia
 
-__all__ = ["Probe", "analysis_ffmpeg", "orientation_of", "probe"]
+__all__ = ["Probe", "orientation_of", "probe"]
 
 _DURATION = re.compile(r"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)")
 _VIDEO = re.compile(r"Stream #\d+:\d+.*?: Video: (.*)")
@@ -27,15 +27,6 @@ _MATRIX = re.compile(r"display ?matrix: rotation of (-?[\d.]+) degrees", re.I)
 """``displaymatrix:`` up to ffmpeg 6, ``Display Matrix:`` since."""
 _ROTATE_TAG = re.compile(r"^\s*rotate\s*:\s*(-?\d+)", re.M)
 _SQUARE_TOLERANCE = 0.05
-
-
-def analysis_ffmpeg() -> str:
-    """The ffmpeg that probes and decodes for analysis: the static build the
-    ``imageio-ffmpeg`` wheel ships (the planner extra installs it) when there is one, else
-    :func:`~protocol.media.ffmpeg_binary`. Analysis starts two ffmpeg
-    processes per file; a distribution's ffmpeg, linked against a hundred shared libraries,
-    spends about 0.13 s of CPU loading them each time, the static one about 0.025 s."""
-    return bundled_ffmpeg() or ffmpeg_binary()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +68,7 @@ def probe(path: Path, *, timeout_s: float = 30.0) -> Probe:
             handle.read(1)
     except OSError as exc:
         raise MediaUnreadable(f"cannot read {path.name}: {exc.strerror or exc}") from None
-    argv = [analysis_ffmpeg(), "-hide_banner", "-nostdin", "-i", str(path)]
+    argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-i", str(path)]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:

@@ -100,11 +100,12 @@ def portrait(out: Path) -> Path:
 
 
 def rotated(out: Path) -> Path:
-    """Stored landscape with a 90° display matrix: shown portrait."""
+    """Stored landscape with a display matrix of a quarter turn clockwise (as a phone held
+    upright writes it): shown portrait."""
     plain = lit(out.with_name(".plain_" + out.name))
     subprocess.run(
-        [ffmpeg_binary(), "-hide_banner", "-loglevel", "error", "-y", "-i", str(plain),
-         "-c", "copy", "-metadata:s:v:0", "rotate=90", str(out)],
+        [ffmpeg_binary(), "-hide_banner", "-loglevel", "error", "-y",
+         "-display_rotation", "-90", "-i", str(plain), "-c", "copy", str(out)],
         check=True, capture_output=True, timeout=60,
     )  # fmt: skip
     plain.unlink()

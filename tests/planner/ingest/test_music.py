@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import soundfile
 
-from protocol.media import ffmpeg_binary
+from protocol.media import FFMPEG_ENV, ffmpeg_binary
 from protocol.verifier.task import MusicTrackIn
 from services.planner.ingest.errors import MediaUnreadable, NotMedia
 from services.planner.ingest.music import analyze_music, downbeat_phase, load_audio, mood_of
@@ -110,9 +110,9 @@ def test_a_kick_on_every_beat_sets_a_fast_tempo(tmp_path: Path) -> None:
 
 
 def test_wav_decodes_without_ffmpeg_and_m4a_then_says_why(tracks, monkeypatch) -> None:
-    monkeypatch.setenv("PATH", "")
+    monkeypatch.delenv(FFMPEG_ENV, raising=False)
     media = sys.modules[ffmpeg_binary.__module__]
-    monkeypatch.setattr(media, "_bundled_ffmpeg", lambda: None)  # nor the wheel's binary
+    monkeypatch.setattr(media, "_bundled_ffmpeg", lambda: None)  # no wheel
     samples = load_audio(tracks["slow"][0])
     assert samples.dtype == np.float32 and abs(samples.size / 22_050 - 16.0) < 0.01
     with pytest.raises(MediaUnreadable, match="needs ffmpeg"):
