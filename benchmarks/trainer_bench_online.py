@@ -39,8 +39,8 @@ held-out episodes were not built): lr × epochs 1e-4 × 1: 0.3265 (the SFT start
 3e-4 × 1: 0.3265, 3e-4 × 2: 0.3469, 1e-3 × 1: 0.3469, **1e-3 × 2: 0.3673**, 1e-3 × 3:
 0.3265, 3e-3 × 1: 0.3265, 3e-3 × 2: 0.3265. Weighed again with checkpoints read back with
 their own tokenizer and on 4 validation episodes as well (``trainer-select --no-repair``,
-docs/benchmarks.md): 1e-3 × 2 ties 3e-4 × 2 for the best validation figure (0.3529) and is
-higher on the train episodes (0.4286), so it stays."""
+docs/experiments/trainer.md): 1e-3 × 2 ties 3e-4 × 2 for the best validation figure (0.3529)
+and is higher on the train episodes (0.4286), so it stays."""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ each operation gets.
 
 Every schemathesis check runs here except ``positive_data_acceptance`` (the services answer
 422 for schema-valid requests that break a rule no schema states: a settings cap, a media
-URI outside the root, an unconfigured LLM; see docs/benchmarks.md, "Fuzzing"), the
+URI outside the root, an unconfigured LLM; see docs/experiments/fuzz.md), the
 stateful ``use_after_free`` and ``ensure_resource_availability``, and ``ignored_auth`` (the
 fuzzed apps run without keys; tests/common/test_app.py covers auth).
 ``python -m benchmarks fuzz`` runs them all (``st run --checks all``) against live servers.
