@@ -49,6 +49,7 @@ __all__ = [
     "NamedBase",
     "cpu_has_bf16",
     "dtype_option",
+    "is_available",
     "is_materialized",
     "is_named_base",
     "load",
@@ -255,6 +256,16 @@ def prepare(name: str, data_dir: Path | None = None, *, param: str = "base") -> 
         seconds = _convert(spec, gguf, target)
     log.info("converted the base %s from its GGUF in %.1f s: %s", spec.name, seconds, target)
     return Materialized(spec.name, target, True, seconds)
+
+
+def is_available(name: str, data_dir: Path | None = None) -> bool:
+    """Whether the named base can be had here without installing anything: its wheel is
+    installed, or it was converted under ``data_dir`` before."""
+    spec = _spec(name, "base")
+    if locate_gguf(spec) is not None:
+        return True
+    root = Path(data_dir if data_dir is not None else _default_data_dir()) / "bases"
+    return root.is_dir() and _kept(root, spec) is not None
 
 
 def materialize(name: str, data_dir: Path | None = None, *, param: str = "base") -> Path:

@@ -67,6 +67,7 @@ def test_without_the_wheel_the_base_is_a_422_naming_the_install(
     assert error.status_code == 422 and error.code == "base_unavailable"
     assert error.param == "options.proposer"
     assert SPEC.install in error.message and "\n" not in error.message
+    assert not base_models.is_available(NAME, tmp_path)
     with pytest.raises(BaseUnavailable) as unknown:
         base_models.materialize("nope", tmp_path)
     assert unknown.value.code == "unknown_base" and unknown.value.param == "base"
@@ -108,6 +109,8 @@ def test_a_converted_base_serves_after_the_wheel_is_gone(
     monkeypatch.setattr(base_models, "locate_gguf", lambda spec: None)
     assert base_models.materialize(NAME, tmp_path) == path
     assert len(fake_wheel) == 1
+    assert base_models.is_available(NAME, tmp_path)
+    assert not base_models.is_available(NAME, tmp_path / "elsewhere")
 
 
 @pytest.mark.parametrize(
