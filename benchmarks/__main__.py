@@ -13,6 +13,7 @@ from benchmarks import (
     ingest,
     parse_bench,
     planner_bench,
+    real_base,
     synth_bench,
     trainer_bench,
     trainer_bench_select,
@@ -47,6 +48,9 @@ app.command("parse", help="Parse rate of an untrained checkpoint under constrain
 app.command("briefs", help="Compile hand-written briefs into ledgers; score and plan them.")(
     brief_bench.cli
 )
+app.command(
+    "real-base", help="The real base's first and cached load, and float32 vs bf16 forward speed."
+)(real_base.cli)
 
 app.command(
     "gpu-smoke", help="bf16 LoRA SFT of the student on CUDA, then one planner round with it."

@@ -136,7 +136,9 @@ def follow(client: TrainerClient, job: JobOut, console: Console, poll_s: float =
 def run(
     kind: Annotated[str, typer.Argument(help="sft, dpo, solar or grpo_sparse.")],
     data: Annotated[str, typer.Argument(help="Dataset id from `refinery train dataset build`.")],
-    base: Annotated[str, typer.Option(help="tiny, a checkpoint folder or a hub id.")] = "tiny",
+    base: Annotated[
+        str, typer.Option(help="tiny, smollm2-135m, a checkpoint folder or a hub id.")
+    ] = "tiny",
     hyper: Annotated[list[str] | None, typer.Option(help="key=value (repeat).")] = None,
     wait: Annotated[
         bool, typer.Option(help="Follow the job to its end; --no-wait returns once queued.")

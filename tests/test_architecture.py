@@ -26,6 +26,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "services",
             "services.common",
+            "services.common.base_models",
             "services.common.body",
             "services.common.db",
             "services.common.errors",

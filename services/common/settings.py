@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from services.common.upstreams import check_url, is_loopback
@@ -81,6 +81,14 @@ class CommonSettings(BaseSettings):
     the job to be re-leased (``REFINERY_DB_RETRY_S``)."""
     db_retry_after_s: int = 5
     """``Retry-After`` of a 503 ``database_unavailable`` answer (``REFINERY_DB_RETRY_AFTER_S``)."""
+    model_dtype: Literal["auto", "bfloat16", "float32"] = "auto"
+    """The weights' dtype of a named real base (``REFINERY_MODEL_DTYPE``; see
+    :mod:`services.common.base_models`): ``auto`` is bfloat16 on CUDA and on a CPU with
+    native bf16 (avx512_bf16 or AMX), float32 elsewhere. ``bfloat16`` / ``float32`` also
+    apply to every other ``hf:`` checkpoint the planner loads."""
+    torch_threads: int = Field(default=0, ge=0)
+    """torch's intra-op threads in a process that loads a model (``REFINERY_TORCH_THREADS``);
+    0 leaves torch's own default."""
 
     @field_validator("api_keys", "allowed_upstreams", mode="before")
     @classmethod

@@ -1,5 +1,5 @@
 """Which proposers exist: ``search`` and ``exact`` (built in), ``llm`` (when configured),
-``hf:<id>``.
+``hf:<id>``, and ``hf:<named base>`` (``hf:smollm2-135m``: the real base from its wheel).
 
 ``llm:<model>`` is the ``llm`` proposer asking the same endpoint for another served model:
 a LoRA adapter the trainer loaded into vLLM at publish time is ``llm:<adapter name>``.
@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel, select
 
 from protocol.planner import ProposerOut
+from services.common.base_models import NAMED_BASES, is_available, is_named_base, materialize
 from services.common.db import UTCDateTime, utcnow
 from services.common.errors import RefineryError
 from services.planner.config import PlannerSettings
@@ -81,6 +82,10 @@ class ProposerRegistry:
                 else "set REFINERY_LLM_BASE_URL and REFINERY_LLM_MODEL",
             ),
         ]
+        for name, spec in NAMED_BASES.items():
+            ready = is_available(name, self.settings.data_dir)
+            detail = spec.summary if ready else f"install its weights: {spec.install}"
+            out.append(ProposerOut(name=f"hf:{name}", kind="hf", available=ready, detail=detail))
         with Session(self.engine) as session:
             for row in session.exec(select(Checkpoint).order_by(Checkpoint.id)):
                 out.append(
@@ -142,17 +147,29 @@ class ProposerRegistry:
         )
 
     def _hf(self, ref: str, param: str) -> Proposer:
+        """``hf:<named base>`` (materialised under the data dir on first use), ``hf:<id>`` of
+        a registered checkpoint, or ``hf:<folder>``."""
         from services.planner.proposers.hf import HFProposer
 
-        with Session(self.engine) as session:
-            row = session.get(Checkpoint, ref)
-        path = row.path if row is not None else ref
+        if is_named_base(ref):
+            path = str(materialize(ref, self.settings.data_dir, param=param))
+        else:
+            with Session(self.engine) as session:
+                row = session.get(Checkpoint, ref)
+            path = row.path if row is not None else ref
         if not Path(path).is_dir():
             raise UnknownProposer(
                 f"no checkpoint {ref!r}: register it with POST /v1/proposers or give a folder",
                 param=param,
             )
-        return HFProposer(path, name=f"hf:{ref}", device=self.settings.hf_device)
+        settings = self.settings
+        return HFProposer(
+            path,
+            name=f"hf:{ref}",
+            device=settings.hf_device,
+            dtype=settings.model_dtype,
+            threads=settings.torch_threads,
+        )
 
 
 def _has_ortools() -> bool:

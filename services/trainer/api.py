@@ -90,7 +90,9 @@ async def download_dataset(dataset_id: str, request: Request) -> FileResponse:
 async def train(body: TrainRequest, request: Request) -> JobOut:
     """Check everything that can refuse the run (4xx), then queue it; poll ``/v1/jobs/{id}``."""
     state = request.app.state
-    payload = await run_in_threadpool(training.preflight, state.store, body)
+    payload = await run_in_threadpool(
+        lambda: training.preflight(state.store, body, data_dir=state.settings.data_dir)
+    )
     payload["model_id"] = new_id(body.kind.replace("_", "-"))
     kind = train_kind(body.device)
     job = await run_in_threadpool(state.jobs.submit, kind, payload, max_attempts=2)

@@ -38,7 +38,7 @@ def build_app(
     store = Store(engine)
     queue = JobQueue(engine)
     upstreams = Upstreams(settings, planner=planner, synth=synth)
-    handler = train_handler(settings, store, prepare_job(store))
+    handler = train_handler(settings, store, prepare_job(store, data_dir=settings.data_dir))
     trains = TrainWorker(
         queue, handler, lease_s=settings.train_lease_s, device=settings.resolved_train_device()
     )

