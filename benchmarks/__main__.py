@@ -6,6 +6,7 @@ import typer
 
 from benchmarks import (
     attacks,
+    bfcl_bench,
     brief_bench,
     editbench,
     fuzz,
@@ -15,6 +16,7 @@ from benchmarks import (
     planner_bench,
     real_base,
     synth_bench,
+    toolloop_bench,
     trainer_bench,
     trainer_bench_select,
     verifier_bench,
@@ -52,6 +54,12 @@ app.command(
     "real-base", help="The real base's first and cached load, and float32 vs bf16 forward speed."
 )(real_base.cli)
 
+app.command("bfcl", help="A model on BFCL's single-turn categories, judged by bfcl-eval.")(
+    bfcl_bench.cli
+)
+app.command(
+    "toolloop", help="Base vs LoRA SFT on ToolLoop, filter and Isolate data, judged on BFCL."
+)(toolloop_bench.cli)
 app.command(
     "gpu-smoke", help="bf16 LoRA SFT of the student on CUDA, then one planner round with it."
 )(gpu_smoke.cli)

@@ -15,7 +15,15 @@ from typing import Any
 
 from services.synth.bfcl.loader import INSTALL_HINT, BfclUnavailableError
 
-__all__ = ["AST_CATEGORIES", "BFCL_FILES", "Case", "all_functions", "data_dir", "load_cases"]
+__all__ = [
+    "AST_CATEGORIES",
+    "BFCL_FILES",
+    "Case",
+    "all_functions",
+    "bfcl_name",
+    "data_dir",
+    "load_cases",
+]
 
 BFCL_FILES: dict[str, str] = {
     "simple": "simple_python",
@@ -57,13 +65,25 @@ def _read(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+def bfcl_name(category: str) -> str:
+    """BFCL's file name for one of our categories, or a BFCL category named as BFCL names it
+    (``live_simple``); ValueError for one bfcl-eval does not ship."""
+    name = BFCL_FILES.get(category, category)
+    if not (data_dir() / f"{_PREFIX}{name}.json").is_file():
+        shipped = sorted(p.name[len(_PREFIX) : -5] for p in data_dir().glob(f"{_PREFIX}*.json"))
+        raise ValueError(f"unknown category {category!r}; use one of {', '.join(shipped)}")
+    return name
+
+
 @cache
 def load_cases(category: str) -> tuple[Case, ...]:
-    """All cases of one of our categories, in file order (cached; treat as read-only)."""
-    if category not in BFCL_FILES:
-        raise ValueError(f"unknown category {category!r}; use one of {', '.join(BFCL_FILES)}")
-    name = BFCL_FILES[category]
+    """All cases of one of our categories, or of any single-turn BFCL category named as BFCL
+    names it, in file order (cached; treat as read-only). ValueError for an unknown or a
+    multi-turn category."""
+    name = bfcl_name(category)
     rows = _read(data_dir() / f"{_PREFIX}{name}.json")
+    if any(len(row["question"]) != 1 for row in rows):
+        raise ValueError(f"category {category!r} has multi-turn questions; only single-turn")
     answers: dict[str, list[dict[str, Any]]] = {}
     answer_file = data_dir() / "possible_answer" / f"{_PREFIX}{name}.json"
     if answer_file.exists():

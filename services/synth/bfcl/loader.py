@@ -26,7 +26,14 @@ from typing import Any
 
 from services.common.errors import UnavailableError
 
-__all__ = ["MODEL_NAME", "BfclUnavailableError", "ast_checker", "judge", "python_language"]
+__all__ = [
+    "MODEL_NAME",
+    "BfclUnavailableError",
+    "ast_checker",
+    "judge",
+    "language_of",
+    "python_language",
+]
 
 MODEL_NAME = "refinery"
 """The model name passed to the checker; it has no ``_`` (the checker maps ``_`` to ``/``)."""
@@ -85,10 +92,18 @@ def ast_checker() -> Callable[..., dict[str, Any]]:
 @cache
 def python_language() -> Any:
     """``bfcl_eval.constants.enums.Language.PYTHON``."""
+    return language_of("simple_python")
+
+
+@cache
+def language_of(category: str) -> Any:
+    """The ``Language`` bfcl-eval judges a category's answers in (by its name's suffix)."""
     _model_name()
     from bfcl_eval.constants.enums import Language
 
-    return Language.PYTHON
+    if category.endswith("javascript"):
+        return Language.JAVASCRIPT
+    return Language.JAVA if category.endswith("java") else Language.PYTHON
 
 
 def judge(
@@ -97,12 +112,14 @@ def judge(
     answer: list[dict[str, Any]],
     category: str,
 ) -> dict[str, Any]:
-    """bfcl-eval's verdict (``{"valid": bool, "error": [...], ...}``) on Python BFCL inputs.
+    """bfcl-eval's verdict (``{"valid": bool, "error": [...], ...}``), in the category's
+    language (Python, or Java / JavaScript for ``simple_java`` / ``simple_javascript``).
 
     ``output`` uses the functions' own (dotted) names. A crash inside the checker (it indexes
     without guards) is a verdict too: invalid, with the exception as its error.
     """
     try:
-        return ast_checker()(functions, output, answer, python_language(), category, _model_name())
+        language = language_of(category)
+        return ast_checker()(functions, output, answer, language, category, _model_name())
     except (KeyError, IndexError, TypeError, AttributeError, ValueError) as error:
         return {"valid": False, "error": [repr(error)], "error_type": "checker_crash"}
