@@ -23,7 +23,7 @@ generator, same truths, same run. Figures:
   data, judged by its ``ast_checker``), per category, on the held-out half (odd positions in
   each data file; the even half is the one it was tuned on, ``bfcl_solver_accuracy_tuned``);
   ``bfcl_solver_seconds_per_question``: its seconds per held-out question, judging included.
-- With ``--model-solver MODEL`` (off by default: the real base takes about 1.3 s a question on
+- With ``--model-solver MODEL`` (off by default: the real base took about 3.5 s a question on
   one core), the same held-out questions read by that model under constrained decoding
   (:func:`~services.synth.bfcl.model_eval.evaluate_model`, a call required in these AST
   categories) beside the rule reader: ``bfcl_model_solver_accuracy`` per category (and
@@ -239,7 +239,7 @@ def cli(
     model_solver: str | None = typer.Option(
         None,
         help="Also judge this model (smollm2-135m, a checkpoint folder) on BFCL's held-out "
-        "half beside the rule reader (about 1.3 s a question on one core).",
+        "half beside the rule reader (the real base: about 3.5 s a question on one core).",
         show_default=False,
     ),
     model_solver_n: int = typer.Option(
