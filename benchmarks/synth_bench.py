@@ -21,7 +21,16 @@ generator, same truths, same run. Figures:
 - ``stage1_refined_rate``: share of ground truths stage 1's plausibility check refined.
 - ``bfcl_solver_accuracy``: the stage-3 reader alone on BFCL's own questions (bfcl-eval's
   data, judged by its ``ast_checker``), per category, on the held-out half (odd positions in
-  each data file; the even half is the one it was tuned on, ``bfcl_solver_accuracy_tuned``).
+  each data file; the even half is the one it was tuned on, ``bfcl_solver_accuracy_tuned``);
+  ``bfcl_solver_seconds_per_question``: its seconds per held-out question, judging included.
+- With ``--model-solver MODEL`` (off by default: the real base took about 3.5 s a question on
+  one core), the same held-out questions read by that model under constrained decoding
+  (:func:`~services.synth.bfcl.model_eval.evaluate_model`, a call required in these AST
+  categories) beside the rule reader: ``bfcl_model_solver_accuracy`` per category (and
+  ``overall``), ``model_solver_seconds_per_question`` (judging included; loading not),
+  ``model_solver_load_s``, ``model_solver_dtype``, ``model_solver_threads``;
+  ``--model-solver-n`` takes the first N held-out questions of each category instead of
+  all, and ``bfcl_solver_accuracy_same_questions`` is then the rule reader on exactly those.
 - ``sample_us``: microseconds per stage-1 ground truth (:meth:`Sampler.sample`, built-in
   catalog, 2000 draws); ``simple_check_us``: microseconds per call check
   (:func:`~services.synth.checker.check_calls`) of a correct one-call ``simple`` answer
@@ -92,14 +101,54 @@ def _refined_rate(outcomes: Sequence[Outcome]) -> float:
 
 
 def bfcl_solver() -> dict[str, Any]:
-    """The reader's accuracy on BFCL per category: held-out half, and the tuned half."""
-    from services.synth.bfcl.solver_eval import solver_accuracy
+    """The reader's accuracy on BFCL per category: held-out half, and the tuned half; its
+    seconds per held-out question (the data loaded first, judging included)."""
+    from services.synth.bfcl.data import AST_CATEGORIES
+    from services.synth.bfcl.model_eval import half_cases
+    from services.synth.bfcl.solver_eval import cases_accuracy, solver_accuracy
 
-    held, tuned = solver_accuracy("held_out"), solver_accuracy("tuned")
+    cases = {category: half_cases(category, "held_out") for category in AST_CATEGORIES}
+    started = time.perf_counter()
+    held = {category: cases_accuracy(chosen) for category, chosen in cases.items()}
+    seconds = time.perf_counter() - started
+    tuned = solver_accuracy("tuned")
+    total = sum(len(chosen) for chosen in cases.values())
     return {
         "bfcl_solver_accuracy": {c: r["accuracy"] for c, r in held.items()},
         "bfcl_solver_accuracy_tuned": {c: r["accuracy"] for c, r in tuned.items()},
         "bfcl_solver_split": "held out: odd positions in each bfcl-eval data file (tuned: even)",
+        "bfcl_solver_seconds_per_question": round(seconds / max(total, 1), 5),
+    }
+
+
+def bfcl_model_solver(
+    model: str, *, n: int | None = None, threads: int = 1, batch_size: int = 8
+) -> dict[str, Any]:
+    """``model`` (a base name or checkpoint folder) on the held-out half, beside the rule
+    reader on the same questions (see the module doc)."""
+    from benchmarks.bfcl_bench import measure
+    from benchmarks.cpu_threads import torch_threads
+    from services.synth.bfcl.data import AST_CATEGORIES
+    from services.synth.bfcl.model_eval import half_cases
+    from services.synth.bfcl.solver_eval import cases_accuracy
+
+    with torch_threads(threads) as used:
+        figures = measure(
+            model, AST_CATEGORIES, half="held_out", n=n, batch_size=batch_size, progress=False
+        )
+    rules = {c: cases_accuracy(half_cases(c, "held_out", n)) for c in AST_CATEGORIES}
+    correct, total = (sum(r[key] for r in rules.values()) for key in ("correct", "total"))
+    same = {c: r["accuracy"] for c, r in rules.items()}
+    same["overall"] = round(correct / total, 4) if total else 0.0
+    return {
+        "bfcl_model_solver": model,
+        "bfcl_model_solver_accuracy": figures["accuracy"],
+        "bfcl_model_solver_questions": figures["total"],
+        "bfcl_solver_accuracy_same_questions": same,
+        "model_solver_seconds_per_question": figures["seconds_per_question"],
+        "model_solver_load_s": figures["load_s"],
+        "model_solver_dtype": figures["dtype"],
+        "model_solver_threads": used,
     }
 
 
@@ -125,8 +174,17 @@ def micro(tools: Sequence[Any], *, seed: int = 0) -> dict[str, float]:
     return {"sample_us": sample_us, "simple_check_us": _best_us(lambda: check_calls(calls, truth))}
 
 
-def run(*, n: int, seed: int = 0, max_refine_rounds: int = 3) -> dict[str, Any]:
-    """Sample ``n`` ground truths and synthesise each with and without feedback."""
+def run(
+    *,
+    n: int,
+    seed: int = 0,
+    max_refine_rounds: int = 3,
+    model_solver: str | None = None,
+    model_solver_n: int | None = None,
+    threads: int = 1,
+) -> dict[str, Any]:
+    """Sample ``n`` ground truths and synthesise each with and without feedback; with
+    ``model_solver``, that model on BFCL's held-out half too."""
     calibration = calibration_us()
     tools = builtin_catalog()
     generator = TemplateGenerator()
@@ -144,6 +202,9 @@ def run(*, n: int, seed: int = 0, max_refine_rounds: int = 3) -> dict[str, Any]:
         for i, t in enumerate(truths)
     ]
     accepted = sum(o.accepted for o in outcomes)
+    model = (
+        bfcl_model_solver(model_solver, n=model_solver_n, threads=threads) if model_solver else {}
+    )
     return {
         "n": n,
         "seed": seed,
@@ -164,6 +225,7 @@ def run(*, n: int, seed: int = 0, max_refine_rounds: int = 3) -> dict[str, Any]:
         "baseline_function_usage_entropy": _entropy(baseline, len(tools)),
         **_naturalness(baseline, "baseline_"),
         **bfcl_solver(),
+        **model,
         **micro(tools, seed=seed),
         "python_calibration_us": calibration,
     }
@@ -174,8 +236,25 @@ def cli(
     seed: int = typer.Option(0, help="Sampler and generator seed."),
     max_refine_rounds: int = typer.Option(3, help="Refinement rounds with feedback."),
     json_path: Path = typer.Option(Path("synth-bench.json"), "--json", help="Output file."),
+    model_solver: str | None = typer.Option(
+        None,
+        help="Also judge this model (smollm2-135m, a checkpoint folder) on BFCL's held-out "
+        "half beside the rule reader (the real base: about 3.5 s a question on one core).",
+        show_default=False,
+    ),
+    model_solver_n: int = typer.Option(
+        0, min=0, help="The model's questions per category: the half's first N (0: all)."
+    ),
+    threads: int = typer.Option(1, min=0, help="torch threads of the model (0: torch's own)."),
 ) -> None:
     """Run the ToolLoop with and without feedback and write the figures as JSON."""
-    results = run(n=n, seed=seed, max_refine_rounds=max_refine_rounds)
+    results = run(
+        n=n,
+        seed=seed,
+        max_refine_rounds=max_refine_rounds,
+        model_solver=model_solver,
+        model_solver_n=model_solver_n or None,
+        threads=threads,
+    )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

@@ -111,6 +111,14 @@ def synth(
         str, typer.Option(help="A stored catalog's name, or a JSON file of tools.")
     ] = "builtin",
     generator: Annotated[str, typer.Option(help="template or llm.")] = "template",
+    reader: Annotated[
+        str | None,
+        typer.Option(
+            help="Who reads stage 3: rules, a named base (smollm2-135m) or a checkpoint "
+            "folder on the service's machine; default the generator's own.",
+            show_default=False,
+        ),
+    ] = None,
     max_refine_rounds: Annotated[int, typer.Option(help="Refinement rounds per example.")] = 3,
     isolate: Annotated[bool, typer.Option(help="Drop tools overlapping BFCL's own.")] = False,
     url: Annotated[str | None, typer.Option(help="Synth base URL.", show_default=False)] = None,
@@ -124,7 +132,7 @@ def synth(
         raise fail(f"--format must be trl or bfcl, not {format!r}")
     console = Console(highlight=False)
     options = {"n": n, "seed": seed, "mix": parse_mix(mix), "generator": generator}
-    options.update(max_refine_rounds=max_refine_rounds, isolate=isolate)
+    options.update(max_refine_rounds=max_refine_rounds, isolate=isolate, reader=reader)
     from clients.synth import SynthClient
 
     client = SynthClient(url, api_key=api_key)

@@ -28,6 +28,8 @@ MAX_N = 10_000_000
 MAX_WEIGHT = 1e6
 MixWeight = Annotated[FiniteFloat, Field(ge=0, le=MAX_WEIGHT)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
+MAX_READER = 300
+"""Characters of a ``reader`` (a named base or a checkpoint folder's path)."""
 
 
 _PING = {
@@ -93,6 +95,11 @@ class SynthesizeRequest(BaseModel):
     ``{"simple": 0.4, "parallel": 0.6}``; None: the sampler's."""
     generator: Annotated[str, Field(max_length=50)] = "template"
     """``template`` (built in, no network) or ``llm`` (``REFINERY_LLM_BASE_URL``)."""
+    reader: Annotated[str, Field(min_length=1, max_length=MAX_READER)] | None = None
+    """Who answers stage 3 (the calls, read from the query): ``rules``, the hand-written
+    rule reader; or a model decoding under the candidates' schema, named as a real base
+    (``smollm2-135m``) or a local checkpoint folder. None: the generator's own (``rules``
+    for ``template``, the endpoint for ``llm``). The generator still writes the queries."""
     seed: Seed = 0
     """The same seed, catalog and options draw the same ground truths in the same order."""
     max_refine_rounds: StrictInt = Field(3, ge=0, le=100)

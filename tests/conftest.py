@@ -7,6 +7,7 @@ to run the database tests against PostgreSQL: each test gets its own schema
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -76,3 +77,17 @@ def real_base(tmp_path_factory: pytest.TempPathFactory) -> base_models.Materiali
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent  # the session's root, above each worker's own
     return base_models.prepare(REAL_BASE, root / "real-base-data")
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A seeded, untrained Qwen2 checkpoint folder (its tokenizer trained on the built-in
+    synth catalog's schemas) for the model reader: fast, under the grammar, knowing nothing."""
+    pytest.importorskip("xgrammar")
+    from services.synth.catalog import builtin_catalog
+    from services.trainer.models import build_tiny, save_checkpoint
+
+    texts = [json.dumps(tool) for tool in builtin_catalog()[:12]]
+    model, tokenizer = build_tiny(texts * 2, seed=0)
+    folder = save_checkpoint(model, tokenizer, tmp_path_factory.mktemp("synth-tiny") / "ckpt")
+    return Path(folder).resolve()

@@ -47,6 +47,7 @@ __all__ = [
     "LoadedBase",
     "Materialized",
     "NamedBase",
+    "check_available",
     "cpu_has_bf16",
     "dtype_option",
     "is_available",
@@ -226,12 +227,39 @@ def _unavailable(spec: NamedBase, param: str) -> BaseUnavailable:
     )
 
 
+def _no_gguf_package(spec: NamedBase, param: str) -> BaseUnavailable:
+    return BaseUnavailable(
+        f"converting the base {spec.name!r} needs the gguf package: pip install 'refinery[model]'",
+        param=param,
+    )
+
+
+def _root(data_dir: Path | None) -> Path:
+    return Path(data_dir if data_dir is not None else _default_data_dir()) / "bases"
+
+
+def check_available(name: str, data_dir: Path | None = None, *, param: str = "base") -> None:
+    """Raise the :class:`BaseUnavailable` :func:`prepare` would raise, without converting
+    anything: an unknown name, neither the wheel nor an earlier conversion, or the gguf
+    package missing while the conversion is still to be made."""
+    spec = _spec(name, param)
+    root = _root(data_dir)
+    gguf = locate_gguf(spec)
+    if gguf is None:
+        if not (root.is_dir() and _kept(root, spec) is not None):
+            raise _unavailable(spec, param)
+        return
+    target = root / f"{spec.name}-{_digest(gguf)[:12]}"
+    if not is_materialized(target) and find_spec("gguf") is None:
+        raise _no_gguf_package(spec, param)
+
+
 def prepare(name: str, data_dir: Path | None = None, *, param: str = "base") -> Materialized:
     """The named base as a local checkpoint directory under ``data_dir`` (default
     ``REFINERY_DATA_DIR``), converting it on the first call; :class:`BaseUnavailable` naming
     ``param`` when it can be neither found nor made."""
     spec = _spec(name, param)
-    root = Path(data_dir if data_dir is not None else _default_data_dir()) / "bases"
+    root = _root(data_dir)
     gguf = locate_gguf(spec)
     if gguf is None:
         kept = _kept(root, spec) if root.is_dir() else None
@@ -242,11 +270,7 @@ def prepare(name: str, data_dir: Path | None = None, *, param: str = "base") -> 
     if is_materialized(target):
         return _recorded(target, converted=False)
     if find_spec("gguf") is None:
-        raise BaseUnavailable(
-            f"converting the base {spec.name!r} needs the gguf package: "
-            "pip install 'refinery[model]'",
-            param=param,
-        )
+        raise _no_gguf_package(spec, param)
     from filelock import FileLock
 
     root.mkdir(parents=True, exist_ok=True)

@@ -16,18 +16,24 @@ from services.common.settings import database_url_for
 from services.synth import service
 from services.synth.api import router
 from services.synth.config import SynthSettings, get_settings
-from services.synth.jobs import SYNTH_KIND, GeneratorFactory, SynthWorker
+from services.synth.jobs import SYNTH_KIND, GeneratorFactory, ReaderFactory, SynthWorker
 
 
 def build_app(
-    settings: SynthSettings | None = None, *, generators: GeneratorFactory | None = None
+    settings: SynthSettings | None = None,
+    *,
+    generators: GeneratorFactory | None = None,
+    readers: ReaderFactory | None = None,
 ) -> FastAPI:
     """The synth app with its worker threads. ``generators``: builds a job's generator by
-    name (tests inject one); by default :func:`services.synth.service.build_generator`."""
+    name (tests inject one); by default :func:`services.synth.service.build_generator`.
+    ``readers``: builds the stage-3 reader a job names; by default
+    :func:`services.synth.service.build_reader`."""
     settings = settings or get_settings()
     engine = make_engine(database_url_for(settings))
     factory = generators or (lambda name: service.build_generator(name, settings))
-    workers = SynthWorker(settings, engine, factory)
+    reader_factory = readers or (lambda name: service.build_reader(name, settings))
+    workers = SynthWorker(settings, engine, factory, reader_factory)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

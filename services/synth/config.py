@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+from typing import Literal
+
+from pydantic import Field
 
 from services.common.settings import CommonSettings
 
@@ -34,6 +37,12 @@ class SynthSettings(CommonSettings):
     synth_lease_s: float = 120.0
     """A job's lease; a worker silent for this long loses the job to another one."""
     synth_max_catalog_tools: int = 2_000
+    hf_device: Literal["auto", "cuda", "mps", "cpu"] = "auto"
+    """Where a model ``reader`` runs (``REFINERY_HF_DEVICE``, as for the planner's ``hf:``
+    proposers): ``auto`` picks CUDA when present, else MPS, else the CPU. Its dtype is
+    ``REFINERY_MODEL_DTYPE``, its threads ``REFINERY_TORCH_THREADS``."""
+    synth_reader_max_new_tokens: int = Field(default=256, ge=16, le=4096)
+    """Tokens a model reader may write for one answer (``REFINERY_SYNTH_READER_MAX_NEW_TOKENS``)."""
     evaluate_max_limit: int = 2_000
 
 

@@ -31,6 +31,7 @@ from services.synth import store
 from services.synth.calls import Tool
 from services.synth.config import SynthSettings
 from services.synth.generators.base import Generator
+from services.synth.generators.staged import CallReader, StagedGenerator
 from services.synth.outcome import Outcome
 from services.synth.pipeline import synthesize
 from services.synth.sampling import Sampler
@@ -39,9 +40,11 @@ __all__ = [
     "SYNTH_KIND",
     "GeneratorFactory",
     "JobSpec",
+    "ReaderFactory",
     "SynthWorker",
     "Tally",
     "example_seed",
+    "job_generator",
     "stage_counts",
     "synth_handler",
 ]
@@ -50,6 +53,8 @@ SYNTH_KIND = "synth.generate"
 
 GeneratorFactory = Callable[[str], Generator]
 """Builds the named generator for one job (closed afterwards when it has ``close``)."""
+ReaderFactory = Callable[[str], CallReader]
+"""Builds the stage-3 reader a job names (its ``reader``), for one job."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,7 @@ class JobSpec:
     max_refine_rounds: int
     mix: dict[str, float] | None = None
     feedback: bool = True
+    reader: str | None = None
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, Any]) -> JobSpec:
@@ -77,6 +83,7 @@ class JobSpec:
             max_refine_rounds=request["max_refine_rounds"],
             mix=request.get("mix"),
             feedback=request.get("feedback", True),
+            reader=request.get("reader"),
         )
 
 
@@ -232,11 +239,38 @@ class _Run:
         return result
 
 
-def synth_handler(engine: Engine, generators: GeneratorFactory, *, batch_size: int = 8) -> Handler:
+def _no_readers(name: str) -> CallReader:
+    raise ValueError(f"this worker builds no stage-3 reader (asked for {name!r})")
+
+
+def job_generator(
+    request: Mapping[str, Any], generators: GeneratorFactory, readers: ReaderFactory
+) -> Generator:
+    """The job's generator; when the job names a ``reader``, that reader answers stage 3."""
+    generator = generators(request["generator"])
+    reader = request.get("reader")
+    if reader is None:
+        return generator
+    try:
+        return StagedGenerator(generator, readers(reader), reader_name=reader)
+    except Exception:
+        close = getattr(generator, "close", None)
+        if callable(close):
+            close()
+        raise
+
+
+def synth_handler(
+    engine: Engine,
+    generators: GeneratorFactory,
+    *,
+    batch_size: int = 8,
+    readers: ReaderFactory = _no_readers,
+) -> Handler:
     """The handler of :data:`SYNTH_KIND` jobs."""
 
     def handle(ctx: JobContext) -> dict[str, Any]:
-        generator = generators(ctx.payload["request"]["generator"])
+        generator = job_generator(ctx.payload["request"], generators, readers)
         try:
             return _Run(ctx, engine, generator, batch_size).run()
         finally:
@@ -251,10 +285,16 @@ class SynthWorker:
     """``settings.synth_workers`` background threads serving synth jobs for this process."""
 
     def __init__(
-        self, settings: SynthSettings, engine: Engine, generators: GeneratorFactory
+        self,
+        settings: SynthSettings,
+        engine: Engine,
+        generators: GeneratorFactory,
+        readers: ReaderFactory = _no_readers,
     ) -> None:
         self.queue = JobQueue(engine)
-        handler = synth_handler(engine, generators, batch_size=settings.synth_batch_size)
+        handler = synth_handler(
+            engine, generators, batch_size=settings.synth_batch_size, readers=readers
+        )
         self._workers = [
             Worker(
                 self.queue,

@@ -6,6 +6,10 @@ constrains the list to the candidates (:func:`calls_schema`): every item names o
 and carries arguments its parameters schema accepts, so every answer parses and names only
 offered functions. Whether it is the *right* call stays the check's business, as for any
 reader. Questions are decoded in batches, greedily, the shortest prompts together.
+
+A refinement round (:func:`retry_messages`) continues the chat: the earlier answer as the
+assistant's turn, then a user line with the check's issues asking for another answer. When
+the request is written on a known day, the system turn ends with ``Today is <date>.``.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ import copy
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
-from services.synth.calls import Call, Tool, parameters, tool_name
+from services.synth.calls import Call, Issue, Tool, parameters, tool_name
 
 __all__ = [
     "SYSTEM",
@@ -27,6 +32,7 @@ __all__ = [
     "parse_calls",
     "prompt_messages",
     "repeats",
+    "retry_messages",
     "tool_listing",
     "training_row",
 ]
@@ -101,11 +107,35 @@ def tool_listing(tool: Tool) -> str:
     return "\n".join(lines)
 
 
-def prompt_messages(query: str, tools: Sequence[Tool]) -> list[dict[str, str]]:
+def prompt_messages(
+    query: str, tools: Sequence[Tool], *, reference: date | None = None
+) -> list[dict[str, str]]:
+    """The system turn listing ``tools`` (and the day, when ``reference`` is given), then the
+    query."""
     listing = "\n".join(tool_listing(tool) for tool in tools)
+    today = f"\nToday is {reference.isoformat()}." if reference is not None else ""
     return [
-        {"role": "system", "content": f"{SYSTEM}\n{listing}"},
+        {"role": "system", "content": f"{SYSTEM}\n{listing}{today}"},
         {"role": "user", "content": query},
+    ]
+
+
+def retry_messages(
+    query: str,
+    tools: Sequence[Tool],
+    previous: Sequence[Call],
+    issues: Sequence[Issue],
+    *,
+    reference: date | None = None,
+) -> list[dict[str, str]]:
+    """A refinement round's chat: the first prompt, the earlier answer as the assistant's
+    turn, and the check's issues as the user's reply."""
+    problems = " ".join(issue.message.rstrip(".") + "." for issue in issues)
+    reply = f"That answer was wrong: {problems} Answer again." if issues else "Answer again."
+    return [
+        *prompt_messages(query, tools, reference=reference),
+        {"role": "assistant", "content": answer_text(previous, tools)},
+        {"role": "user", "content": reply},
     ]
 
 
@@ -190,12 +220,25 @@ class ModelReader:
     ) -> list[tuple[Call, ...]]:
         """One answer per ``(query, tools)``, in order; ``on_batch`` hears each batch's size
         once it is read."""
+        chats = [(prompt_messages(query, tools), tools) for query, tools in items]
+        return self.answer_many(chats, on_batch=on_batch)
+
+    def answer(self, messages: list[dict[str, str]], tools: Sequence[Tool]) -> tuple[Call, ...]:
+        """The calls the model writes after ``messages`` (e.g. :func:`retry_messages`),
+        decoded under ``tools``' schema."""
+        return self.answer_many([(messages, tools)])[0]
+
+    def answer_many(
+        self,
+        items: Sequence[tuple[list[dict[str, str]], Sequence[Tool]]],
+        *,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> list[tuple[Call, ...]]:
+        """One answer per ``(chat, tools)``, in order (see :meth:`read_many`)."""
         tokenizer = self.loaded.tokenizer
         prompts = [
-            tokenizer.apply_chat_template(
-                prompt_messages(query, tools), tokenize=False, add_generation_prompt=True
-            )
-            for query, tools in items
+            tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            for messages, _ in items
         ]
         order = sorted(range(len(items)), key=lambda i: len(prompts[i]))
         answers: list[tuple[Call, ...]] = [()] * len(items)

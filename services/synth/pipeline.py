@@ -10,6 +10,10 @@ mismatch goes back to where it most likely came from: schema slips (a wrong type
 parameter) to stage 3 with the issues; misread values, functions or counts to stage 2, whose
 next query restates the misread parts. ``feedback=False`` is the one-shot baseline: each
 stage runs once and the example is kept or filtered.
+
+A generator whose stage 3 is another reader's (:class:`~services.synth.generators.staged.
+StagedGenerator`, its ``reader`` attribute) has that reader's name recorded in each
+stage-3 trace entry (``reader``).
 """
 
 from __future__ import annotations
@@ -32,16 +36,24 @@ SCHEMA_CODES = frozenset(
 """Stage-3 issues about the answer's form, not about how the query was read."""
 
 
-def _record(trace: list[dict], stage: str, round_: int, output: Any, verdict: Verdict) -> None:
+def _record(
+    trace: list[dict],
+    stage: str,
+    round_: int,
+    output: Any,
+    verdict: Verdict,
+    reader: str | None = None,
+) -> None:
     issues = [issue._asdict() for issue in verdict.issues]
-    trace.append(
-        {
-            "stage": stage,
-            "round": round_,
-            "output": output,
-            "verdict": {"ok": verdict.ok, "issues": issues},
-        }
-    )
+    entry = {
+        "stage": stage,
+        "round": round_,
+        "output": output,
+        "verdict": {"ok": verdict.ok, "issues": issues},
+    }
+    if reader is not None:
+        entry["reader"] = reader
+    trace.append(entry)
 
 
 def synthesize(
@@ -60,6 +72,8 @@ def synthesize(
     if not plausible:
         return Outcome(False, truth, "", (), 0, trace)
     rounds, reference = 0, reference_date(truth)
+    reader = getattr(generator, "reader", None)
+    reader = reader if isinstance(reader, str) else None
     query: str | None = None
     query_issues: Sequence[Issue] = ()
     while True:
@@ -83,7 +97,7 @@ def synthesize(
                 reference=reference,
             )
             verdict = check_calls(answer, truth)
-            _record(trace, "calls", rounds, [c.wire() for c in answer], verdict)
+            _record(trace, "calls", rounds, [c.wire() for c in answer], verdict, reader)
             if verdict.ok:
                 return Outcome(True, truth, query, answer, rounds, trace)
             if rounds >= budget:

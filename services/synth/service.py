@@ -1,20 +1,27 @@
 """What the synth routes do, without FastAPI: catalogs, job submission, generators, BFCL.
 
 Submitting checks everything a job could trip over *before* it is queued (catalog, ``n``,
-mix, generator, the LLM endpoint), so a queued job only fails for reasons that arise while
-it runs. The job's payload carries the resolved tools: a job never depends on a catalog
-row or on the built-in catalog of a later release.
+mix, generator, the LLM endpoint, the stage-3 reader), so a queued job only fails for
+reasons that arise while it runs. The job's payload carries the resolved tools: a job never
+depends on a catalog row or on the built-in catalog of a later release.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from importlib.util import find_spec
 from typing import Any
 
 import httpx
 from sqlalchemy.engine import Engine
 
 from protocol.synth import CatalogOut, EvaluateRequest, EvaluateResponse, SynthesizeRequest
+from services.common.base_models import (
+    NAMED_BASES,
+    check_available,
+    is_named_base,
+    set_torch_threads,
+)
 from services.common.errors import ConflictError, NotFoundError, RefineryError
 from services.common.jobs import Job, JobQueue
 from services.common.upstreams import AllowList, same_upstream
@@ -24,6 +31,7 @@ from services.synth.catalog import CatalogError, builtin_catalog, validate_catal
 from services.synth.config import SynthSettings
 from services.synth.generators.base import Generator
 from services.synth.generators.llm import LLMGenerator, LLMUnavailableError
+from services.synth.generators.staged import CallReader
 from services.synth.jobs import SYNTH_KIND, max_samples
 from services.synth.sampling import Sampler
 
@@ -31,7 +39,9 @@ __all__ = [
     "BUILTIN",
     "GENERATORS",
     "build_generator",
+    "build_reader",
     "check_generator",
+    "check_reader",
     "create_catalog",
     "evaluate",
     "get_catalog",
@@ -41,6 +51,8 @@ __all__ = [
 
 BUILTIN = "builtin"
 GENERATORS = ("template", "llm")
+RULES = "rules"
+"""The ``reader`` that is the template generator's hand-written rule reader."""
 
 
 class InvalidRequest(RefineryError):
@@ -100,6 +112,65 @@ def _unknown_generator(name: str) -> RefineryError:
         code="unknown_generator",
         param="generator",
     )
+
+
+# -- stage-3 readers --------------------------------------------------------------------
+
+
+def _unknown_reader(name: str) -> RefineryError:
+    return InvalidRequest(
+        f"unknown reader {name!r}: choose {RULES}, a named base "
+        f"({', '.join(sorted(NAMED_BASES))}) or a local checkpoint folder",
+        code="unknown_reader",
+        param="reader",
+    )
+
+
+def _checkpoint(name: str, settings: SynthSettings) -> str:
+    """The checkpoint folder of a model ``reader`` (a named base is materialised first)."""
+    from services.planner.proposers.base import ProposerError
+    from services.planner.proposers.hf import resolve_checkpoint
+
+    try:
+        return resolve_checkpoint(name, data_dir=settings.data_dir, param="reader")
+    except (ProposerError, ValueError, OSError, RuntimeError):  # a path no folder can have
+        raise _unknown_reader(name) from None
+
+
+def check_reader(name: str, settings: SynthSettings) -> None:
+    """Raise unless the stage-3 reader ``name`` can run here (422 naming ``reader``): a
+    model needs transformers and xgrammar, and a named base its wheel (the error says how
+    to install it) or an earlier conversion under the data dir. Converts nothing."""
+    if name == RULES:
+        return
+    if find_spec("transformers") is None or find_spec("xgrammar") is None:
+        raise InvalidRequest(
+            f"the reader {name!r} is a model, and a model reader needs transformers and "
+            "xgrammar: pip install 'refinery[model]'",
+            code="reader_unavailable",
+            param="reader",
+        )
+    if is_named_base(name):
+        check_available(name, settings.data_dir, param="reader")
+    else:
+        _checkpoint(name, settings)
+
+
+def build_reader(name: str, settings: SynthSettings) -> CallReader:
+    """Stage 3 for a job's ``reader``: the rule reader, or a model loaded once per process
+    (on ``REFINERY_HF_DEVICE``, in ``REFINERY_MODEL_DTYPE``, with ``REFINERY_TORCH_THREADS``)."""
+    from services.synth.generators.template import TemplateGenerator
+
+    if name == RULES:
+        return TemplateGenerator()
+    from services.planner.proposers.hf import choose_device, load
+    from services.synth.generators.model import ModelCalls
+    from services.synth.model_reader import ModelReader
+
+    path = _checkpoint(name, settings)
+    set_torch_threads(settings.torch_threads)
+    loaded = load(path, choose_device(settings.hf_device), settings.model_dtype)
+    return ModelCalls(ModelReader(loaded, max_new_tokens=settings.synth_reader_max_new_tokens))
 
 
 # -- catalogs ---------------------------------------------------------------------------
@@ -239,6 +310,8 @@ def submit(
     except ValueError as error:
         raise InvalidRequest(str(error), code="invalid_mix", param="mix") from None
     check_generator(body.generator, settings)
+    if body.reader is not None:
+        check_reader(body.reader, settings)
     payload = _payload(body, tools, dropped, max_samples(body.n, settings.synth_sample_factor))
     job = queue.submit(SYNTH_KIND, payload, idempotency_key=idempotency_key)
     if job.payload.get("request") != payload["request"]:

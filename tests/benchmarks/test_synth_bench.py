@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from benchmarks.__main__ import app
-from benchmarks.synth_bench import run
+from benchmarks.synth_bench import bfcl_model_solver, run
 from services.synth.calls import CATEGORIES
 
 
@@ -35,6 +36,8 @@ def test_the_synth_harness_reports_every_figure() -> None:
     held_out = figures["bfcl_solver_accuracy"]
     assert set(held_out) == {"simple", "multiple", "parallel", "parallel_multiple"}
     assert all(0.0 <= v <= 1.0 for v in held_out.values()) and held_out["simple"] > 0.2
+    assert figures["bfcl_solver_seconds_per_question"] > 0
+    assert "bfcl_model_solver_accuracy" not in figures  # the model solver is opt-in
     assert figures["examples_per_s"] > 0 and figures["python_calibration_us"] > 0
     assert figures["sample_us"] > 0 and figures["simple_check_us"] > 0
     assert 0 <= figures["mean_refine_rounds"] <= figures["max_refine_rounds"]
@@ -47,3 +50,26 @@ def test_the_synth_command_writes_json(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["synth", "--n", "10", "--json", str(out)])
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["n"] == 10
+
+
+def test_a_model_solver_is_judged_beside_the_rule_reader(tiny_checkpoint: Path) -> None:
+    pytest.importorskip("bfcl_eval")
+    figures = bfcl_model_solver(str(tiny_checkpoint), n=2, batch_size=2)
+    categories = {"simple", "multiple", "parallel", "parallel_multiple"}
+    assert figures["bfcl_model_solver"] == str(tiny_checkpoint)
+    assert set(figures["bfcl_model_solver_accuracy"]) == categories | {"overall"}
+    assert figures["bfcl_model_solver_questions"] == {**dict.fromkeys(categories, 2), "overall": 8}
+    rules = figures["bfcl_solver_accuracy_same_questions"]
+    assert set(rules) == categories | {"overall"} and all(0 <= v <= 1 for v in rules.values())
+    assert figures["model_solver_seconds_per_question"] > 0 and figures["model_solver_threads"] == 1
+
+
+def test_the_synth_command_takes_a_model_solver(tiny_checkpoint: Path, tmp_path: Path) -> None:
+    pytest.importorskip("bfcl_eval")
+    out = tmp_path / "synth.json"
+    args = ["synth", "--n", "4", "--json", str(out), "--model-solver", str(tiny_checkpoint)]
+    result = CliRunner().invoke(app, [*args, "--model-solver-n", "1"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(out.read_text())
+    assert figures["bfcl_model_solver_questions"]["overall"] == 4
+    assert "bfcl_solver_accuracy" in figures and "model_solver_seconds_per_question" in figures

@@ -51,6 +51,16 @@ def test_synth_writes_n_trl_rows(tmp_path: Path, synth_url: str) -> None:
     assert not (out.parent / "data.jsonl.part").exists()
 
 
+def test_synth_passes_the_reader_on(tmp_path: Path, synth_url: str) -> None:
+    out = tmp_path / "rules.jsonl"
+    args = ["synth", "--n", "2", "--out", str(out), "--mix", "simple=1", "--reader", "rules"]
+    result = runner.invoke(app, [*args, "--url", synth_url])
+    assert result.exit_code == 0, result.output
+    traces = [json.loads(row["meta"]["trace"]) for row in _lines(out)]
+    answers = [step for trace in traces for step in trace if step["stage"] == "calls"]
+    assert len(traces) == 2 and answers and all(a["reader"] == "rules" for a in answers)
+
+
 def test_synth_bfcl_from_a_catalog_file(tmp_path: Path, synth_url: str) -> None:
     tool = {
         "type": "function",
@@ -80,6 +90,8 @@ def test_synth_refusals_exit_2(tmp_path: Path, synth_url: str, free_port: int) -
     assert bad_mix.exit_code == 2 and "CATEGORY=WEIGHT" in bad_mix.output
     unknown = runner.invoke(app, ["synth", "--out", out, "--generator", "gpt", "--url", synth_url])
     assert unknown.exit_code == 2 and "unknown generator 'gpt'" in unknown.output
+    reader = runner.invoke(app, ["synth", "--out", out, "--reader", "nope", "--url", synth_url])
+    assert reader.exit_code == 2 and "unknown reader 'nope'" in reader.output
     fmt = runner.invoke(app, ["synth", "--out", out, "--format", "csv", "--url", synth_url])
     assert fmt.exit_code == 2 and "trl or bfcl" in fmt.output
     down = runner.invoke(app, ["synth", "--out", out, "--url", f"http://127.0.0.1:{free_port}"])

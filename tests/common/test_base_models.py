@@ -68,6 +68,9 @@ def test_without_the_wheel_the_base_is_a_422_naming_the_install(
     assert error.param == "options.proposer"
     assert SPEC.install in error.message and "\n" not in error.message
     assert not base_models.is_available(NAME, tmp_path)
+    with pytest.raises(BaseUnavailable) as checked:
+        base_models.check_available(NAME, tmp_path, param="reader")
+    assert checked.value.param == "reader" and checked.value.message == error.message
     with pytest.raises(BaseUnavailable) as unknown:
         base_models.materialize("nope", tmp_path)
     assert unknown.value.code == "unknown_base" and unknown.value.param == "base"
@@ -79,6 +82,8 @@ def test_without_gguf_the_conversion_names_the_extra(
     monkeypatch.setattr(base_models, "find_spec", lambda name: None)
     with pytest.raises(BaseUnavailable, match=r"refinery\[model\]"):
         base_models.materialize(NAME, tmp_path)
+    with pytest.raises(BaseUnavailable, match=r"refinery\[model\]"):
+        base_models.check_available(NAME, tmp_path)
     assert fake_wheel == []
 
 
@@ -105,8 +110,12 @@ def test_two_callers_convert_once_and_later_calls_reuse_it(
 def test_a_converted_base_serves_after_the_wheel_is_gone(
     fake_wheel: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    base_models.check_available(NAME, tmp_path)  # the wheel is there: nothing converted yet
+    assert fake_wheel == []
     path = base_models.materialize(NAME, tmp_path)
     monkeypatch.setattr(base_models, "locate_gguf", lambda spec: None)
+    monkeypatch.setattr(base_models, "find_spec", lambda name: None)  # no longer needed
+    base_models.check_available(NAME, tmp_path)
     assert base_models.materialize(NAME, tmp_path) == path
     assert len(fake_wheel) == 1
     assert base_models.is_available(NAME, tmp_path)

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from services.synth.calls import Call
+from services.synth.calls import Call, Issue
 from services.synth.model_reader import (
     ModelReader,
     answer_text,
@@ -17,6 +17,7 @@ from services.synth.model_reader import (
     parse_calls,
     prompt_messages,
     repeats,
+    retry_messages,
     tool_listing,
     training_row,
 )
@@ -59,6 +60,25 @@ def test_the_prompt_lists_every_tool_above_the_query():
     assert system["role"] == "system" and "- get_weather(" in system["content"]
     assert "- now()" in system["content"]
     assert user == {"role": "user", "content": "Weather in Porto?"}
+
+
+def test_the_day_the_request_is_written_on_ends_the_system_turn():
+    from datetime import date
+
+    system, _ = prompt_messages("Weather in Porto tomorrow?", [WEATHER], reference=date(2025, 3, 9))
+    assert system["content"].endswith("\nToday is 2025-03-09.")
+    assert "Today" not in prompt_messages("Weather?", [WEATHER])[0]["content"]
+
+
+def test_a_retry_shows_the_earlier_answer_and_the_issues():
+    issue = Issue("out_of_range", "call 0 (get_weather): 'days' has 9 items; at most 7", 0, "days")
+    earlier = (Call("get_weather", {"city": "Porto", "days": [1] * 9}),)
+    chat = retry_messages("Weather in Porto?", [WEATHER], earlier, [issue])
+    assert chat[:2] == prompt_messages("Weather in Porto?", [WEATHER])
+    assert chat[2] == {"role": "assistant", "content": answer_text(earlier, [WEATHER])}
+    assert chat[3]["role"] == "user" and chat[3]["content"] == (
+        "That answer was wrong: call 0 (get_weather): 'days' has 9 items; at most 7. Answer again."
+    )
 
 
 def test_the_schema_admits_only_offered_calls_with_their_own_arguments():
@@ -118,6 +138,17 @@ def test_batches_are_reported_as_they_are_read(tiny_loaded):
     seen: list[int] = []
     reader.read_many([("now?", [CLOCK])] * 3, on_batch=seen.append)
     assert seen == [2, 1]
+
+
+def test_a_retry_is_answered_under_the_same_schema(tiny_loaded):
+    reader = ModelReader(tiny_loaded, max_new_tokens=48)
+    issue = Issue("bad_enum", "call 0 (get_weather): 'unit' must be 'c' or 'f'", 0, "unit")
+    chat = retry_messages("Weather in Porto?", [WEATHER], (Call("now", {}),), [issue])
+    calls = reader.answer(chat, [WEATHER])
+    jsonschema.validate(
+        [{"name": c.name, "arguments": c.arguments} for c in calls], calls_schema([WEATHER])
+    )
+    assert all(c.name == "get_weather" for c in calls)
 
 
 def test_the_training_answer_is_text_the_grammar_lets_the_model_write(tiny_loaded):

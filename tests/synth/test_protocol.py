@@ -86,6 +86,9 @@ def test_sixteen_levels_of_properties_are_fine(synth: TestClient) -> None:
         ({"max_refine_rounds": 10**9}, "max_refine_rounds"),
         ({"catalog": "x" * 101}, "catalog"),
         ({"generator": "g" * 51}, "generator"),
+        ({"reader": "r" * 301}, "reader"),
+        ({"reader": ""}, "reader"),
+        ({"reader": 3}, "reader"),
     ],
 )
 def test_synthesize_bounds(synth: TestClient, body: dict[str, Any], param: str) -> None:

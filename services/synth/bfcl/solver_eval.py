@@ -20,7 +20,7 @@ from services.synth.bfcl.data import AST_CATEGORIES, Case, load_cases
 from services.synth.bfcl.loader import judge
 from services.synth.generators.template.reader import read
 
-__all__ = ["HALVES", "solve_case", "solver_accuracy"]
+__all__ = ["HALVES", "cases_accuracy", "solve_case", "solver_accuracy"]
 
 HALVES = {"tuned": 0, "held_out": 1}
 """Position parity of each half in bfcl-eval's data files."""
@@ -34,23 +34,27 @@ def solve_case(case: Case) -> list[dict[str, Any]]:
     return [{names.get(c.name, c.name): c.arguments} for c in calls]
 
 
+def cases_accuracy(cases: Sequence[Case]) -> dict[str, Any]:
+    """``accuracy``, ``correct``, ``total`` of the reader on ``cases``."""
+    correct = 0
+    for case in cases:
+        verdict = judge(
+            list(case.functions), solve_case(case), list(case.answer), case.bfcl_category
+        )
+        correct += bool(verdict["valid"])
+    return {
+        "accuracy": round(correct / len(cases), 4) if cases else 0.0,
+        "correct": correct,
+        "total": len(cases),
+    }
+
+
 def solver_accuracy(
     half: str = "held_out", categories: Sequence[str] = AST_CATEGORIES
 ) -> dict[str, dict[str, Any]]:
     """Per category: ``accuracy``, ``correct``, ``total`` on one half of BFCL's cases."""
     parity = HALVES[half]
-    report: dict[str, dict[str, Any]] = {}
-    for category in categories:
-        cases = [c for i, c in enumerate(load_cases(category)) if i % 2 == parity]
-        correct = 0
-        for case in cases:
-            verdict = judge(
-                list(case.functions), solve_case(case), list(case.answer), case.bfcl_category
-            )
-            correct += bool(verdict["valid"])
-        report[category] = {
-            "accuracy": round(correct / len(cases), 4) if cases else 0.0,
-            "correct": correct,
-            "total": len(cases),
-        }
-    return report
+    return {
+        category: cases_accuracy([c for i, c in enumerate(load_cases(category)) if i % 2 == parity])
+        for category in categories
+    }
