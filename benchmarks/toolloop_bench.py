@@ -160,9 +160,19 @@ def train_arm(rows: list[dict[str, Any]], ladder: Ladder, seed: int, out: Path) 
 
 
 def _judge(model: str, ladder: Ladder) -> dict[str, Any]:
-    return measure(
-        model, ladder.categories, n=ladder.n, batch_size=ladder.eval_batch, progress=False
-    )
+    """The model's figures; the loaded checkpoint is let go after, so a seed's process holds
+    one model at a time (the planner's loader caches every checkpoint it loads)."""
+    import gc
+
+    from services.planner.proposers.hf import clear_cache
+
+    try:
+        return measure(
+            model, ladder.categories, n=ladder.n, batch_size=ladder.eval_batch, progress=False
+        )
+    finally:
+        clear_cache()
+        gc.collect()
 
 
 def run_seed(
