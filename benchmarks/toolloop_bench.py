@@ -58,6 +58,7 @@ class Ladder:
     categories: tuple[str, ...] = DEFAULT_CATEGORIES
     n: int = 100
     eval_batch: int = 8
+    arms: tuple[str, ...] = tuple(ARMS)
 
 
 def export_rows(arm: str, *, examples: int, seed: int, data_dir: Path) -> list[dict[str, Any]]:
@@ -176,11 +177,16 @@ def _judge(model: str, ladder: Ladder) -> dict[str, Any]:
 
 
 def run_seed(
-    ladder: Ladder, seed: int, work: Path, say: Callable[[str], None] = print
+    ladder: Ladder,
+    seed: int,
+    work: Path,
+    say: Callable[[str], None] = print,
+    on_arm: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Every trained arm of one seed: data, training, judging."""
+    """The ladder's trained arms of one seed: data, training, judging; ``on_arm`` sees the
+    arms judged so far after each one."""
     arms: dict[str, Any] = {}
-    for arm in ARMS:
+    for arm in ladder.arms:
         started = time.perf_counter()
         rows = reader_rows(
             export_rows(arm, examples=ladder.examples, seed=seed, data_dir=work / arm / "synth")
@@ -200,6 +206,8 @@ def run_seed(
             "checkpoint": trained["checkpoint"],
             "wrong": judged["wrong"],
         }
+        if on_arm is not None:
+            on_arm(arms)
     return arms
 
 
@@ -212,15 +220,18 @@ def _mean_std(values: list[dict[str, float]]) -> tuple[dict[str, float], dict[st
 
 def summarise(base: dict[str, Any], seeds: list[dict[str, Any]]) -> dict[str, Any]:
     """The figures the issue names: ``bfcl_<arm>`` and ``bfcl_<arm>_std`` over seeds."""
-    figures: dict[str, Any] = {"bfcl_base": base["accuracy"]}
+    figures: dict[str, Any] = {"bfcl_base": base["accuracy"], "eval_s": {"base": base["eval_s"]}}
     for arm in ARMS:
-        mean, spread = _mean_std([s["arms"][arm]["accuracy"] for s in seeds])
+        runs = [s["arms"][arm] for s in seeds if arm in s["arms"]]
+        if not runs:
+            continue
+        mean, spread = _mean_std([run["accuracy"] for run in runs])
         figures[f"bfcl_{arm}"], figures[f"bfcl_{arm}_std"] = mean, spread
-    first = seeds[0]["arms"]
-    figures["train_examples"] = {arm: first[arm]["train_examples"] for arm in ARMS}
-    figures["train_tokens"] = {arm: first[arm]["train_tokens"] for arm in ARMS}
-    figures["train_s"] = {arm: first[arm]["train_s"] for arm in ARMS}
-    figures["eval_s"] = {"base": base["eval_s"], **{arm: first[arm]["eval_s"] for arm in ARMS}}
+        figures[f"seeds_{arm}"] = len(runs)
+        for key in ("train_examples", "train_tokens", "train_s", "eval_s"):
+            known = [run[key] for run in runs if key in run]
+            if known:
+                figures.setdefault(key, {})[arm] = known[0]
     figures["seconds_per_seed"] = [s["seconds"] for s in seeds]
     return figures
 
@@ -242,7 +253,14 @@ def run(
     done: list[dict[str, Any]] = []
     for seed in seeds:
         started = time.perf_counter()
-        arms = run_seed(ladder, seed, work / f"seed{seed}", say)
+
+        def partial(arms: dict[str, Any], seed: int = seed) -> None:
+            if on_seed is not None:
+                ongoing = {"seed": seed, "arms": arms, "seconds": None}
+                seeds = [*done, ongoing]
+                on_seed({**summarise(base, seeds), "seeds": seeds, "base": base})
+
+        arms = run_seed(ladder, seed, work / f"seed{seed}", say, on_arm=partial)
         done.append({"seed": seed, "arms": arms, "seconds": round(time.perf_counter() - started)})
         if on_seed is not None:
             on_seed({**summarise(base, done), "seeds": done, "base": base})
@@ -268,13 +286,20 @@ def cli(
         [], help="instead of running: these runs' seeds together (the base: --base-figures)"
     ),
     skip_base: bool = typer.Option(False, help="seeds only (for --combine with --base-figures)"),
+    arms: str = typer.Option(",".join(ARMS), help="the trained arms to run, comma-separated"),
+    batch_size: int = typer.Option(4, min=1, help="rows a pass (rows a step: × --grad-accum)"),
+    grad_accum: int = typer.Option(2, min=1, help="passes a step"),
     json_path: Path | None = typer.Option(None, "--json", help="written after every seed"),
 ) -> None:
     """Base vs LoRA SFT on ToolLoop, generate-then-filter and Isolate data, judged on BFCL."""
     ladder = Ladder(
         base=base, examples=examples, epochs=epochs, lr=lr, lora_r=lora_r, n=n,
         categories=tuple(c.strip() for c in categories.split(",") if c.strip()),
+        arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
+        batch_size=batch_size, grad_accum=grad_accum,
     )  # fmt: skip
+    if unknown := set(ladder.arms) - set(ARMS):
+        raise typer.BadParameter(f"unknown arms {sorted(unknown)}", param_hint="--arms")
     calibration = calibration_us()
 
     def write(figures: dict[str, Any]) -> None:
@@ -285,7 +310,7 @@ def cli(
     base = _base_figures(base_figures, ladder) if base_figures is not None else None
     if combine:
         runs = [json.loads(path.read_text()) for path in combine]
-        done = [seed for figures in runs for seed in figures["seeds"]]
+        done = _merged_seeds([seed for figures in runs for seed in figures["seeds"]])
         base = base or runs[0]["base"]
         write(figures := {**summarise(base, done), "seeds": done, "base": base})
         for arm in ("base", *ARMS):
@@ -310,7 +335,7 @@ def _keep_layout(figures: dict[str, Any], keep: Path) -> None:
     import shutil
 
     last = figures["seeds"][-1]["arms"]
-    for arm in ARMS:
+    for arm in last:
         target = keep / arm
         if target.exists():
             shutil.rmtree(target)
@@ -326,3 +351,13 @@ def _base_figures(path: Path, ladder: Ladder) -> dict[str, Any]:
     if asked != set(ladder.categories) or figures["model"] != ladder.base:
         raise typer.BadParameter("another base or other categories", param_hint="--base-figures")
     return figures
+
+
+def _merged_seeds(seeds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per seed number, its arms gathered from every run that judged one."""
+    merged: dict[int, dict[str, Any]] = {}
+    for seed in seeds:
+        entry = merged.setdefault(seed["seed"], {"seed": seed["seed"], "arms": {}, "seconds": 0})
+        entry["arms"].update(seed["arms"])
+        entry["seconds"] = (entry["seconds"] or 0) + (seed.get("seconds") or 0)
+    return [merged[number] for number in sorted(merged)]
