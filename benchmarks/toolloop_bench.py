@@ -313,8 +313,7 @@ def cli(
         done = _merged_seeds([seed for figures in runs for seed in figures["seeds"]])
         base = base or runs[0]["base"]
         write(figures := {**summarise(base, done), "seeds": done, "base": base})
-        for arm in ("base", *ARMS):
-            typer.echo(f"bfcl_{arm}: {figures[f'bfcl_{arm}']}")
+        _echo(figures)
         return
     if skip_base:
         base = {"accuracy": {}, "eval_s": 0.0, "skipped": True}
@@ -325,8 +324,7 @@ def cli(
         if keep is not None:
             _keep_layout(figures, keep)
     write(figures)
-    for arm in ("base", *ARMS):
-        typer.echo(f"bfcl_{arm}: {figures[f'bfcl_{arm}']}")
+    _echo(figures)
 
 
 def _keep_layout(figures: dict[str, Any], keep: Path) -> None:
@@ -361,3 +359,9 @@ def _merged_seeds(seeds: list[dict[str, Any]]) -> list[dict[str, Any]]:
         entry["arms"].update(seed["arms"])
         entry["seconds"] = (entry["seconds"] or 0) + (seed.get("seconds") or 0)
     return [merged[number] for number in sorted(merged)]
+
+
+def _echo(figures: dict[str, Any]) -> None:
+    for arm in ("base", *ARMS):
+        if f"bfcl_{arm}" in figures:
+            typer.echo(f"bfcl_{arm}: {figures[f'bfcl_{arm}']}")

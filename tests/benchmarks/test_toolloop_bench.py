@@ -99,3 +99,20 @@ def test_a_trained_arm_of_the_real_base_is_judged_on_bfcl(real_base, tmp_path, m
     assert toolloop["train_examples"] == 4 and toolloop["train_tokens"] > 0
     assert set(toolloop["accuracy"]) == {"simple", "overall"}
     assert Path(toolloop["checkpoint"], "config.json").is_file()  # loadable by --model
+
+
+def test_a_seeds_arms_from_two_runs_are_one_seed(tmp_path: Path):
+    base = {"accuracy": {"simple": 0.3, "overall": 0.3}, "eval_s": 1.0}
+    first = _seed(0, 0.5, 0.4)
+    isolate = first["arms"].pop("isolate")
+    (tmp_path / "a.json").write_text(json.dumps({"seeds": [first], "base": base}))
+    later = {"seed": 0, "arms": {"isolate": isolate}, "seconds": 5}
+    (tmp_path / "b.json").write_text(json.dumps({"seeds": [later], "base": base}))
+    args = ["toolloop", "--combine", str(tmp_path / "a.json")]
+    args += ["--combine", str(tmp_path / "b.json")]
+    result = CliRunner().invoke(app, [*args, "--json", str(tmp_path / "all.json")])
+    assert result.exit_code == 0, result.output
+    combined = json.loads((tmp_path / "all.json").read_text())
+    assert [s["seed"] for s in combined["seeds"]] == [0]
+    assert set(combined["seeds"][0]["arms"]) == set(ARMS) and combined["seeds_isolate"] == 1
+    assert combined["seconds_per_seed"] == [15]
