@@ -256,9 +256,8 @@ def run(
 
         def partial(arms: dict[str, Any], seed: int = seed) -> None:
             if on_seed is not None:
-                ongoing = {"seed": seed, "arms": arms, "seconds": None}
-                seeds = [*done, ongoing]
-                on_seed({**summarise(base, seeds), "seeds": seeds, "base": base})
+                so_far = [*done, {"seed": seed, "arms": arms, "seconds": None}]
+                on_seed({**summarise(base, so_far), "seeds": so_far, "base": base})
 
         arms = run_seed(ladder, seed, work / f"seed{seed}", say, on_arm=partial)
         done.append({"seed": seed, "arms": arms, "seconds": round(time.perf_counter() - started)})
