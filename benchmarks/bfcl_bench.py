@@ -93,12 +93,11 @@ def cli(
     json_path: Path | None = typer.Option(None, "--json", help="write the figures here"),
 ) -> None:
     """Accuracy of a model on BFCL's single-turn categories."""
-    from services.synth.bfcl.data import bfcl_name, load_cases
+    from services.synth.bfcl.data import load_cases
 
     names = tuple(c.strip() for c in categories.split(",") if c.strip())
     try:
         for name in names:
-            bfcl_name(name)
             load_cases(name)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--categories") from None

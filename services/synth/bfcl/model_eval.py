@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from services.synth.bfcl.convert import from_bfcl_function, openai_name
-from services.synth.bfcl.data import Case, load_cases
+from services.synth.bfcl.data import Case
 from services.synth.bfcl.loader import judge
-from services.synth.bfcl.solver_eval import HALVES
+from services.synth.bfcl.solver_eval import half_cases
 from services.synth.calls import Call, Tool
 from services.synth.model_reader import ModelReader
 
@@ -83,14 +83,6 @@ def is_correct(case: Case, calls: Sequence[Call]) -> bool:
     decoded = [{names.get(call.name, call.name): call.arguments} for call in calls]
     verdict = judge(list(case.functions), decoded, list(case.answer), case.bfcl_category)
     return bool(verdict["valid"])
-
-
-def half_cases(category: str, half: str, n: int | None = None) -> list[Case]:
-    """The first ``n`` cases (all when None) of one half of a category, in file order."""
-    if half not in HALVES:
-        raise ValueError(f"unknown half {half!r}; use one of {', '.join(HALVES)}")
-    cases = [c for i, c in enumerate(load_cases(category)) if i % 2 == HALVES[half]]
-    return cases[:n] if n is not None else cases
 
 
 def evaluate_model(

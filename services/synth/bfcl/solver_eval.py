@@ -20,10 +20,18 @@ from services.synth.bfcl.data import AST_CATEGORIES, Case, load_cases
 from services.synth.bfcl.loader import judge
 from services.synth.generators.template.reader import read
 
-__all__ = ["HALVES", "cases_accuracy", "solve_case", "solver_accuracy"]
+__all__ = ["HALVES", "cases_accuracy", "half_cases", "solve_case", "solver_accuracy"]
 
 HALVES = {"tuned": 0, "held_out": 1}
 """Position parity of each half in bfcl-eval's data files."""
+
+
+def half_cases(category: str, half: str, n: int | None = None) -> list[Case]:
+    """The first ``n`` cases (all when None) of one half of a category, in file order."""
+    if half not in HALVES:
+        raise ValueError(f"unknown half {half!r}; use one of {', '.join(HALVES)}")
+    cases = [c for i, c in enumerate(load_cases(category)) if i % 2 == HALVES[half]]
+    return cases[:n] if n is not None else cases
 
 
 def solve_case(case: Case) -> list[dict[str, Any]]:
@@ -53,8 +61,4 @@ def solver_accuracy(
     half: str = "held_out", categories: Sequence[str] = AST_CATEGORIES
 ) -> dict[str, dict[str, Any]]:
     """Per category: ``accuracy``, ``correct``, ``total`` on one half of BFCL's cases."""
-    parity = HALVES[half]
-    return {
-        category: cases_accuracy([c for i, c in enumerate(load_cases(category)) if i % 2 == parity])
-        for category in categories
-    }
+    return {category: cases_accuracy(half_cases(category, half)) for category in categories}
