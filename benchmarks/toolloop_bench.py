@@ -83,32 +83,19 @@ def export_rows(arm: str, *, examples: int, seed: int, data_dir: Path) -> list[d
         return [json.loads(line) for line in synth.export(job.job_id).splitlines() if line]
 
 
-def _calls(message: dict[str, Any]) -> list[Any]:
-    from services.synth.calls import Call
-
-    calls = []
-    for item in message.get("tool_calls") or []:
-        arguments = item["function"]["arguments"]
-        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
-        calls.append(Call(item["function"]["name"], parsed))
-    return calls
-
-
-def _tools(value: Any) -> list[dict[str, Any]]:
-    """The export's tools (a list of tools, each maybe JSON text, or the list as JSON text)."""
-    tools = json.loads(value) if isinstance(value, str) else value
-    return [json.loads(tool) if isinstance(tool, str) else tool for tool in tools]
-
-
 def reader_rows(exported: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """TRL export rows (user turn, assistant calls, tools) as the reader's SFT rows."""
+    """TRL export rows (user turn, assistant calls, tools) as the reader's SFT rows, read
+    through the trainer's own normalisation of synth examples."""
+    from services.synth.calls import Call
     from services.synth.model_reader import training_row
+    from services.trainer.datasets.tool_sft import normalise_example
 
     rows = []
-    for row in exported:
+    for row in map(normalise_example, exported):
         user = next(m["content"] for m in row["messages"] if m["role"] == "user")
         answer = next(m for m in row["messages"] if m["role"] == "assistant")
-        rows.append(training_row(user, _tools(row["tools"]), _calls(answer)))
+        calls = [Call(**c["function"]) for c in answer.get("tool_calls", [])]
+        rows.append(training_row(user, row["tools"], calls))
     return rows
 
 
