@@ -82,11 +82,12 @@ def precheck(task: Task, *, also: Iterable[str] = ()) -> list[Conflict]:
     (what a soft entry cannot reach while the hard ones hold)."""
     extra = set(also)
     rules = [r for r in task.ledger if r.hard or r.id in extra]
+    pool = _Pool(task, rules)
     found = [
         *_music_length(task, rules),
-        *_footage_length(task, rules),
-        *_missing_selections(task, rules),
-        *_shot_counts(task, rules),
+        *_footage_length(task, rules, pool),
+        *_missing_selections(task, rules, pool),
+        *_shot_counts(task, rules, pool),
         *_shot_lengths(task, rules),
         *_pool_lacks(task, rules),
     ]
@@ -124,61 +125,67 @@ def _music_length(task: Task, rules: list[L.Constraint]) -> Iterable[Conflict]:
                 )
 
 
-def _allowed(task: Task, rules: list[L.Constraint]) -> tuple[set[str], list[L.Constraint]]:
-    """The clips every exclusion and shape rule allows, and the rules that removed some."""
-    allowed, reducers = set(task.clips), []
-    for rule in rules:
-        if isinstance(rule, L.MustExclude):
-            gone = {c.id for c in task.clips.values() if rule.selector.matches(c)}
-        elif isinstance(rule, L.OrientationRule):
-            gone = {c.id for c in task.clips.values() if c.orientation != rule.value}
-        else:
-            continue
-        if gone & allowed:
-            reducers.append(rule)
-            allowed -= gone
-    return allowed, reducers
+class _Pool:
+    """Selector matches and the clips each exclusion or shape rule removes, found once."""
 
+    def __init__(self, task: Task, rules: list[L.Constraint]) -> None:
+        self.task = task
+        self._matches: dict[Selector, frozenset[str]] = {}
+        self.removed: list[tuple[L.Constraint, frozenset[str]]] = []
+        for rule in rules:
+            if isinstance(rule, L.MustExclude):
+                gone = self.matching(rule.selector)
+            elif isinstance(rule, L.OrientationRule):
+                gone = frozenset(c.id for c in task.clips.values() if c.orientation != rule.value)
+            else:
+                continue
+            if gone:
+                self.removed.append((rule, gone))
+        self.allowed = frozenset(task.clips).difference(*(g for _, g in self.removed))
 
-def _allowed_without(task: Task, reducers: Sequence[L.Constraint]) -> set[str]:
-    return _allowed(task, list(reducers))[0]
+    def matching(self, selector: Selector) -> frozenset[str]:
+        found = self._matches.get(selector)
+        if found is None:
+            clips = self.task.clips.values()
+            found = self._matches[selector] = frozenset(c.id for c in clips if selector.matches(c))
+        return found
 
-
-def _needed_reducers(
-    task: Task, reducers: list[L.Constraint], still: Callable[[set[str]], bool]
-) -> list[L.Constraint]:
-    """The fewest of ``reducers`` (deletion filter) under which ``still`` holds of the
-    allowed clips."""
-    kept = list(reducers)
-    for rule in reducers:
-        trial = [r for r in kept if r is not rule]
-        if still(_allowed_without(task, trial)):
-            kept = trial
-    return kept
+    def needed(
+        self, still: Callable[[set[str]], bool], within: frozenset[str] | None = None
+    ) -> list[L.Constraint]:
+        """The fewest removing rules (a deletion filter) whose removed clips, restricted to
+        ``within`` when given, still make ``still`` hold."""
+        kept = [(r, g if within is None else g & within) for r, g in self.removed]
+        kept = [(r, g) for r, g in kept if g]
+        for item in list(kept):
+            trial = [k for k in kept if k is not item]
+            if still(set().union(*(g for _, g in trial))):
+                kept = trial
+        return [r for r, _ in kept]
 
 
 def _reuse(rules: list[L.Constraint]) -> L.NoReuse | None:
     return next((r for r in rules if isinstance(r, L.NoReuse)), None)
 
 
-def _footage_length(task: Task, rules: list[L.Constraint]) -> Iterable[Conflict]:
+def _footage_length(task: Task, rules: list[L.Constraint], pool: _Pool) -> Iterable[Conflict]:
     """Under no_reuse no source frame plays twice: the cut is at most the allowed footage."""
     reuse = _reuse(rules)
     if reuse is None:
         return
     fps = task.fps
-    allowed, reducers = _allowed(task, rules)
+    total = sum(c.duration for c in task.clips.values())
     for rule in (r for r in rules if isinstance(r, L.Duration)):
 
-        def short(clips: set[str], need: int = rule.min) -> bool:
-            return sum(task.clips[c].duration for c in clips) < need
+        def short(out: set[str] | frozenset[str], need: int = rule.min) -> bool:
+            return total - sum(task.clips[c].duration for c in out) < need
 
-        if not short(allowed):
+        if not short(frozenset(task.clips) - pool.allowed):
             continue
-        needed = _needed_reducers(task, reducers, short)
-        footage = sum(task.clips[c].duration for c in _allowed_without(task, needed))
+        needed = pool.needed(short)
+        out = set().union(*(g for r, g in pool.removed if r in needed))
         which = "the pool holds" if not needed else "the clips allowed hold"
-        fact = f"{which} {_s(footage, fps)} s of footage"
+        fact = f"{which} {_s(total - sum(task.clips[c].duration for c in out), fps)} s of footage"
         yield Conflict(
             (rule.id, reuse.id, *(r.id for r in needed)),
             (fact,),
@@ -195,19 +202,20 @@ def _selections(rule: L.Constraint) -> list[tuple[str, Selector]]:
     return []
 
 
-def _missing_selections(task: Task, rules: list[L.Constraint]) -> Iterable[Conflict]:
-    allowed, reducers = _allowed(task, rules)
+def _missing_selections(
+    task: Task, rules: list[L.Constraint], pool: _Pool
+) -> Iterable[Conflict]:
     for rule in rules:
         for what, selector in _selections(rule):
-            matching = {c.id for c in task.clips.values() if selector.matches(c)}
+            matching = pool.matching(selector)
             if not matching:
                 fact = f"no clip has {selector.describe()}"
                 yield Conflict((rule.id,), (fact,), f"{rule.id} asks for {what} "
                                f"{selector.describe()}, but {fact}")  # fmt: skip
-            elif not matching & allowed:
-                needed = _needed_reducers(task, reducers, lambda ok, m=matching: not m & ok)
+            elif not matching & pool.allowed:
+                needed = pool.needed(lambda out, m=matching: m <= out, within=matching)
                 names = ", ".join(r.id for r in needed)
-                fact = f"{', '.join(sorted(matching))} match {selector.describe()}"
+                fact = f"{', '.join(sorted(matching)[:5])} match {selector.describe()}"
                 yield Conflict(
                     (rule.id, *(r.id for r in needed)),
                     (fact,),
@@ -216,13 +224,13 @@ def _missing_selections(task: Task, rules: list[L.Constraint]) -> Iterable[Confl
                 )
 
 
-def _shot_counts(task: Task, rules: list[L.Constraint]) -> Iterable[Conflict]:
+def _shot_counts(task: Task, rules: list[L.Constraint], pool: _Pool) -> Iterable[Conflict]:
     reuse = _reuse(rules)
     if reuse is None:
         return
     uses = max(1, reuse.max_uses)
     for rule in (r for r in rules if isinstance(r, L.MustInclude)):
-        matching = [c for c in task.clips.values() if rule.selector.matches(c)]
+        matching = pool.matching(rule.selector)
         if matching and rule.min_count > len(matching) * uses:
             verb = "clips match" if len(matching) > 1 else "clip matches"
             fact = f"{len(matching)} {verb} {rule.selector.describe()}"
@@ -293,15 +301,15 @@ def disjoint_count(conflicts: Sequence[Conflict]) -> int:
 def blocked_messages(task: Task) -> dict[str, str]:
     """For each entry no timeline can meet while the hard entries hold, the conflict's
     message: what its report says instead of a fix that cannot be made."""
+    soft = {r.id for r in task.ledger if not r.hard}
     found: dict[str, str] = {}
-    for conflict in precheck(task):
-        for entry in conflict.entries:
-            found.setdefault(entry, _blocked(conflict))
-    for rule in task.ledger:
-        if not rule.hard:  # unreachable while the hard entries hold; they stay reachable
-            for conflict in precheck(task, also=(rule.id,)):
-                if rule.id in conflict.entries:
-                    found.setdefault(rule.id, _blocked(conflict))
+    for conflict in precheck(task, also=soft):  # one pass, every entry taken as hard
+        loose = soft.intersection(conflict.entries)
+        if not loose:
+            for entry in conflict.entries:
+                found.setdefault(entry, _blocked(conflict))
+        elif len(loose) == 1:  # unreachable while the hard entries hold; they stay reachable
+            found.setdefault(loose.pop(), _blocked(conflict))
     return found
 
 
