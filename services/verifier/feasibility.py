@@ -202,9 +202,7 @@ def _selections(rule: L.Constraint) -> list[tuple[str, Selector]]:
     return []
 
 
-def _missing_selections(
-    task: Task, rules: list[L.Constraint], pool: _Pool
-) -> Iterable[Conflict]:
+def _missing_selections(task: Task, rules: list[L.Constraint], pool: _Pool) -> Iterable[Conflict]:
     for rule in rules:
         for what, selector in _selections(rule):
             matching = pool.matching(selector)
