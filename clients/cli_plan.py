@@ -181,22 +181,49 @@ def _show(result: PlanResponse, console: Console) -> None:
     if result.compiled is not None:
         from clients.cli_ingest import print_compiled
 
-        print_compiled(result.compiled.model_dump(), console)
+        compiled = result.compiled.model_dump()
+        if result.infeasible is not None:  # the block below names the ledger's conflicts
+            compiled["conflicts"] = [c for c in compiled["conflicts"] if not c["entries"]]
+        print_compiled(compiled, console)
     from clients.render import render_report
 
     console.print(_rounds(result))
     if len(result.branches) > 1:
         console.print(_branches(result))
     render_report(result.report, console)
+    if result.infeasible is not None:
+        _print_infeasible(result, console)
     console.print(
         f"plan {result.plan_id}: VES {result.ves:.3f} (draft "
         f"{result.draft_ves:.3f}) in {result.elapsed_s:.2f} s"
     )
     if result.ves_upper_bound is not None:
+        none_meets = " (no cut meets every hard entry)" if result.infeasible else ""
         console.print(
-            f"upper bound {result.ves_upper_bound:.3f}: the plan is at most "
+            f"upper bound {result.ves_upper_bound:.3f}{none_meets}: the plan is at most "
             f"{result.gap_to_bound or 0.0:.3f} below the best cut of this pool"
         )
+
+
+def _print_infeasible(result: PlanResponse, console: Console) -> None:
+    """Why the ledger cannot be met, and what the cut was planned under instead."""
+    infeasible = result.infeasible
+    assert infeasible is not None
+    console.print("[bold red]cannot be met with this pool and music:[/]")
+    for conflict in infeasible.conflicts:
+        words = ", ".join(f"“{s.text}”" for s in conflict.spans if s.text)
+        said = f" ({words})" if words else ""
+        console.print(f"  {' + '.join(conflict.entries)}{said}: {conflict.message}")
+    relaxed = ", ".join(infeasible.relaxed)
+    outcome = (
+        "meets every other hard entry"
+        if infeasible.relaxed_feasible
+        else "still misses some other hard entry"
+    )
+    console.print(
+        f"  planned with {relaxed} relaxed: the cut is {result.report.duration_s:.2f} s and "
+        f"{outcome} (VES {infeasible.relaxed_ves:.3f} under the relaxed ledger)"
+    )
 
 
 Patience = Annotated[

@@ -11,7 +11,9 @@ from services.common.upstreams import MAX_URL_LENGTH, check_url
 
 __all__ = [
     "ERROR_RESPONSES",
+    "MAX_DB_INT",
     "MAX_SEED",
+    "DbInt",
     "ErrorDetail",
     "ErrorOut",
     "FiniteFloat",
@@ -22,6 +24,9 @@ __all__ = [
 ]
 
 MAX_SEED = 2**32 - 1
+MAX_DB_INT = 2**63 - 1
+"""The largest integer a database column holds (a signed 64-bit ``BIGINT``, SQLite's
+``INTEGER``): any larger number a request carries into a query is a 422, not a 500."""
 
 
 def integral(value: Any) -> Any:
@@ -44,6 +49,9 @@ FiniteFloat = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 """A finite number on the wire (integers too); booleans and strings are refused."""
 Seed = Annotated[int, Strict(), Field(ge=0, le=MAX_SEED), Integral]
 """A random seed: an integer in [0, 2**32 - 1]."""
+DbInt = Annotated[int, Field(ge=0, le=MAX_DB_INT)]
+"""A non-negative integer that reaches the database (a cursor, an id): at most
+:data:`MAX_DB_INT`. Query parameters use it as ``Annotated[DbInt, Query(...)]``."""
 UpstreamUrl = Annotated[
     str,
     Field(min_length=1, max_length=MAX_URL_LENGTH, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://[!-~]+$"),

@@ -107,11 +107,31 @@ class ConflictSpanOut(BaseModel):
 
 
 class ConflictOut(BaseModel):
-    """Words of the brief that contradict each other (or the pool), and what was kept."""
+    """Words of the brief that contradict each other (or the pool), and what was kept; or
+    ledger ``entries`` no cut can meet together with the pool and music, and the ``facts``
+    that forbid it (``spans``: the words those entries came from)."""
 
     message: str
     spans: list[ConflictSpanOut] = []
     kept: str | None = None
+    entries: list[str] = []
+    facts: list[str] = []
+
+
+class InfeasibleOut(BaseModel):
+    """Why no cut meets the ledger as written, and what the plan relaxed to make one."""
+
+    conflicts: list[ConflictOut]
+    """Each a smallest set of ledger entries that cannot all hold, with the facts why."""
+    relaxed: list[str]
+    """Hard entries planned as soft (one per conflict): the cut comes as close as it can."""
+    relaxed_ves: float
+    """The cut's VES under the relaxed ledger (``ves`` is under the ledger as written)."""
+    relaxed_feasible: bool
+    """The cut meets every entry of the relaxed ledger that is still hard."""
+    source: Literal["precheck", "exact"] = "precheck"
+    """Who found the conflicts: the verifier's pre-checks, or the exact solver's deletion
+    filter (on its discretisation)."""
 
 
 class RejectedOut(BaseModel):
@@ -191,6 +211,8 @@ class PlanResponse(BaseModel):
     """``ves_upper_bound − ves``: how far the plan can at most be from the best cut."""
     compiled: CompiledOut | None = None
     """The ledger compiled from the brief when the task came without one."""
+    infeasible: InfeasibleOut | None = None
+    """Set when no cut can meet the ledger as written: the conflicts and what was relaxed."""
 
 
 class ProposerOut(BaseModel):

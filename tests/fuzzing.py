@@ -12,8 +12,11 @@ fuzzed apps run without keys; tests/common/test_app.py covers auth).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from typing import Any
 
 from hypothesis import HealthCheck, settings
+from schemathesis import BaseSchema, Case
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     allow_header_conformance,
@@ -25,6 +28,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
     unsupported_method,
 )
+
+from protocol.common import MAX_DB_INT
 
 CHECKS = [
     not_a_server_error,
@@ -69,3 +74,62 @@ class Tally:
         errors = sum(n for (_, s), n in self.seen.items() if s >= 500)
         lines.append(f"server errors: {errors}")
         return "\n".join(lines)
+
+
+OVERSIZED_INTS = (MAX_DB_INT + 1, 20942121842314727424)
+"""Integers no database column holds (the second one once answered 500 on the planner)."""
+
+
+def unbounded_integers(raw: dict[str, Any]) -> list[str]:
+    """Every integer a request may carry (query, path, header, body) whose schema lets it
+    pass :data:`MAX_DB_INT`, as ``"<method> <path> <where>"``."""
+    found: list[str] = []
+    components = raw.get("components", {}).get("schemas", {})
+    for path, item in raw.get("paths", {}).items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict):
+                continue
+            label = f"{method.upper()} {path}"
+            for param in operation.get("parameters", []):
+                where = f"{label} {param['in']}.{param['name']}"
+                _walk(param.get("schema", {}), where, components, found, set())
+            body = operation.get("requestBody", {}).get("content", {})
+            for media in body.values():
+                _walk(media.get("schema", {}), f"{label} body", components, found, set())
+    return found
+
+
+def _walk(node: Any, where: str, components: dict, found: list[str], seen: set[str]) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _walk(item, where, components, found, seen)
+        return
+    if not isinstance(node, dict):
+        return
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        name = ref.rsplit("/", 1)[-1]
+        if name not in seen:
+            _walk(components.get(name, {}), f"{where}>{name}", components, found, seen | {name})
+        return
+    if node.get("type") == "integer" and node.get("maximum", MAX_DB_INT + 1) > MAX_DB_INT:
+        found.append(where)
+    for key, child in node.items():
+        if key in ("properties", "patternProperties", "$defs"):
+            for name, sub in child.items():
+                _walk(sub, f"{where}.{name}", components, found, seen)
+        elif key in ("items", "prefixItems", "anyOf", "oneOf", "allOf", "additionalProperties"):
+            _walk(child, where, components, found, seen)
+
+
+def oversized_int_cases(schema: BaseSchema) -> Iterator[tuple[Case, str]]:
+    """One request per integer query parameter and oversized value, with the parameter it
+    carries; path parameters are filled with a placeholder the route never reaches."""
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        for param in operation.query:
+            if param.definition.get("schema", {}).get("type") != "integer":
+                continue
+            for value in OVERSIZED_INTS:
+                path = {p.name: "x" for p in operation.path_parameters}
+                yield operation.Case(path_parameters=path, query={param.name: value}), param.name

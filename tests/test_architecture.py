@@ -49,6 +49,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "services.verifier.bound",
             "services.verifier.errors",
             "services.verifier.executability",
+            "services.verifier.feasibility",
             "services.verifier.ledger",
             "services.verifier.limits",
             "services.verifier.patches",

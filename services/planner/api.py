@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
 
 import orjson
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from protocol.common import error_responses
+from protocol.common import DbInt, error_responses
 from protocol.jobs import JobOut
 from protocol.media import resolve_media
 from protocol.planner import (
@@ -111,7 +112,7 @@ async def register_proposer(body: RegisterProposer, request: Request) -> Propose
 )
 async def read_records(
     request: Request,
-    after: int = Query(0, ge=0, description="cursor: the last record_id already read"),
+    after: Annotated[DbInt, Query(description="cursor: the last record_id already read")] = 0,
     limit: int = Query(1000, ge=1, le=10_000),
 ) -> NDJSONResponse:
     """Scored records as NDJSON, oldest first; ``X-Next-Cursor`` is the cursor to pass next."""

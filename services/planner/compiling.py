@@ -2,7 +2,8 @@
 :func:`compile_task` fills in the ledger of a task that came to ``POST /v1/plan`` without one.
 
 The compilers themselves are pure (:mod:`services.planner.ingest.brief`); this module picks
-one, builds the Task.1 and validates it, and maps the ``llm`` endpoint's failures onto the
+one, builds the Task.1 and validates it, adds the ledger's conflicts with the pool and
+music (:mod:`services.planner.infeasibility`), and maps the ``llm`` endpoint's failures onto the
 error envelope (503 when it is not configured or does not answer).
 """
 
@@ -18,7 +19,9 @@ from protocol.verifier import TaskIn
 from services.common.errors import RefineryError, UnavailableError
 from services.common.openai_chat import ChatEndpoint, EndpointRefused, EndpointUnavailable
 from services.planner.config import PlannerSettings
+from services.planner.infeasibility import conflict_payloads
 from services.planner.ingest.brief.compiler import CompiledBrief, compile_rules
+from services.verifier.feasibility import precheck
 
 __all__ = ["compile_request", "compile_task"]
 
@@ -48,20 +51,25 @@ def compile_request(request: CompileRequest, settings: PlannerSettings) -> Compi
     }
     checked = _checked(task)
     return CompileResponse(
-        task=checked,
+        task=checked.model_dump(mode="json", by_alias=True),
         provenance=compiled.provenance,
         unparsed=compiled.unparsed,
-        conflicts=compiled.conflicts,
+        conflicts=compiled.conflicts + _ledger_conflicts(checked, compiled.provenance),
         rejected=compiled.rejected,
         compiler=request.compiler,
     )
 
 
-def _checked(task: dict[str, Any]) -> dict[str, Any]:
+def _ledger_conflicts(task: TaskIn, provenance: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ledger entries no cut can meet together with the pool and music, with their words."""
+    return conflict_payloads(precheck(task.to_task()), provenance)
+
+
+def _checked(task: dict[str, Any]) -> TaskIn:
     """The compiled task as Task.1 validates it; a pool it refuses (two clips with one id,
     say) is a 422 naming the request's field."""
     try:
-        return TaskIn.model_validate(task).model_dump(mode="json", by_alias=True)
+        return TaskIn.model_validate(task)
     except ValidationError as invalid:
         first = invalid.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
@@ -86,7 +94,7 @@ def compile_task(task: TaskIn) -> tuple[TaskIn, CompiledOut]:
         ledger=checked.model_dump(mode="json", by_alias=True)["ledger"],
         provenance=compiled.provenance,
         unparsed=compiled.unparsed,
-        conflicts=compiled.conflicts,
+        conflicts=compiled.conflicts + _ledger_conflicts(checked, compiled.provenance),
     )
     return checked, out
 

@@ -17,21 +17,24 @@ from clients.verifier import VerifierClient
 from protocol.planner import (
     BranchOut,
     CompiledOut,
+    InfeasibleOut,
     PlanRequest,
     PlanResponse,
     RoundOut,
 )
-from protocol.verifier import TimelineOut
+from protocol.verifier import ReportOut, TimelineOut
 from protocol.verifier.timeline import timeline_payload
 from services.common.errors import RefineryError, UnavailableError
 from services.common.metrics import PLAN_ROUNDS, PLAN_VES
 from services.planner.compiling import compile_task
 from services.planner.config import PlannerSettings
+from services.planner.infeasibility import Relaxation, conflict_payloads, relaxation
 from services.planner.loop import Branch, BudgetExceeded, LoopEvent, LoopOptions, run_branch
 from services.planner.proposers.base import Proposer, ProposerError
 from services.planner.records import PlanRow, ScoredRecord, new_plan_id, save_plan
 from services.planner.registry import ProposerRegistry
 from services.verifier.bound import upper_bound
+from services.verifier.feasibility import precheck
 from services.verifier.task import Task
 from services.verifier.timeline import Timeline
 
@@ -48,6 +51,25 @@ class PreparedPlan:
     started: float
     compiled: CompiledOut | None = None
     """The ledger compiled from the brief, when the task came without one."""
+    relaxation: Relaxation | None = None
+    """Set when the ledger cannot be met: ``task`` and ``task_wire`` are then the relaxed
+    task, and :attr:`written` the task as the request wrote it."""
+    written: tuple[Task, dict[str, Any]] | None = None
+    explained_by: str = "precheck"
+
+
+def _relax(
+    task: Task, wire: dict[str, Any], proposers: list[Proposer]
+) -> tuple[Relaxation | None, str]:
+    """The relaxed task when the pre-checks (or, for the exact proposer, its deletion
+    filter) find entries that cannot all hold."""
+    conflicts, source = precheck(task), "precheck"
+    if not conflicts and any(p.name == "exact" for p in proposers):
+        from services.planner.exact.explain import minimal_conflict
+
+        found = minimal_conflict(task)
+        conflicts, source = ([found] if found else []), "exact"
+    return relaxation(task, wire, conflicts), source
 
 
 def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
@@ -83,7 +105,13 @@ def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
         caps=registry.settings.limits(),
         patience=options.patience,
     )
-    return PreparedPlan(task, task_wire, start, proposers, loop_options, started, compiled)
+    relaxed, source = _relax(task, task_wire, proposers)
+    if relaxed is None:
+        return PreparedPlan(task, task_wire, start, proposers, loop_options, started, compiled)
+    return PreparedPlan(
+        relaxed.task, relaxed.wire, start, proposers, loop_options, started, compiled,
+        relaxation=relaxed, written=(task, task_wire), explained_by=source,
+    )  # fmt: skip
 
 
 def execute(
@@ -107,13 +135,16 @@ def execute(
     PLAN_ROUNDS.observe(len(best.rounds))
     PLAN_VES.observe(best.report.ves)
     plan_id = new_plan_id()
-    response = _response(prepared, plan_id, best, outcomes)
+    judged = None
+    if prepared.written is not None:  # the cut judged under the ledger as written
+        judged = verifier.verify(prepared.written[1], timeline_payload(best.timeline))
+    response = _response(prepared, plan_id, best, outcomes, judged)
     row = PlanRow(
         id=plan_id,
         task_id=prepared.task.id,
         ves=response.ves,
         feasible=response.feasible,
-        task=prepared.task_wire,
+        task=prepared.written[1] if prepared.written else prepared.task_wire,
         result=response.model_dump(mode="json", by_alias=True),
     )
     save_plan(engine, row, _records(plan_id, prepared.task.id, branches))
@@ -163,30 +194,49 @@ def _run_branches(
     return branches, outcomes
 
 
+def _infeasible(prepared: PreparedPlan, best: Branch) -> InfeasibleOut | None:
+    relaxed = prepared.relaxation
+    if relaxed is None:
+        return None
+    provenance = [p.model_dump() for p in prepared.compiled.provenance] if prepared.compiled else []
+    return InfeasibleOut(
+        conflicts=conflict_payloads(relaxed.conflicts, provenance),
+        relaxed=list(relaxed.relaxed),
+        relaxed_ves=best.report.ves,
+        relaxed_feasible=best.report.feasible,
+        source=prepared.explained_by,
+    )
+
+
 def _response(
-    prepared: PreparedPlan, plan_id: str, best: Branch, outcomes: list[BranchOut]
+    prepared: PreparedPlan,
+    plan_id: str,
+    best: Branch,
+    outcomes: list[BranchOut],
+    judged: ReportOut | None = None,
 ) -> PlanResponse:
-    """The plan as answered: the best branch's cut and report, its bound, every branch."""
-    task = prepared.task
+    """The plan as answered: the best branch's cut and report, its bound, every branch. A
+    relaxed plan answers the cut's report under the ledger as written (``judged``)."""
+    task = prepared.written[0] if prepared.written else prepared.task
+    report = judged or best.report
     bound = math.ceil(upper_bound(task).ves * 1e4) / 1e4  # rounded up: still a bound
     return PlanResponse(
         plan_id=plan_id,
         task_id=task.id,
         timeline=TimelineOut.model_validate(timeline_payload(best.timeline)),
-        report=best.report.model_copy(update={"ves_upper_bound": bound}),
-        ves=best.report.ves,
+        report=report.model_copy(update={"ves_upper_bound": bound}),
+        ves=report.ves,
         ves_upper_bound=bound,
-        gap_to_bound=round(max(0.0, bound - best.report.ves), 4),
-        feasible=best.report.feasible,
-        infeasible_constraints=[
-            c.id for c in best.report.constraints if c.hard and not c.satisfied
-        ],
+        gap_to_bound=round(max(0.0, bound - report.ves), 4),
+        feasible=report.feasible,
+        infeasible_constraints=[c.id for c in report.constraints if c.hard and not c.satisfied],
         rounds=[RoundOut(**asdict(r)) for r in best.rounds],
         branches=outcomes,
         draft_ves=best.draft_ves,
         draft=best.draft,
         elapsed_s=round(time.monotonic() - prepared.started, 4),
         compiled=prepared.compiled,
+        infeasible=_infeasible(prepared, best),
     )
 
 

@@ -9,7 +9,7 @@ import orjson
 from fastapi import APIRouter, Header, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from protocol.common import ERROR_RESPONSES, error_responses
+from protocol.common import ERROR_RESPONSES, DbInt, error_responses
 from protocol.synth import (
     CatalogIn,
     CatalogOut,
@@ -25,9 +25,6 @@ from services.common.responses import NDJSON, NDJSONResponse
 from services.synth import service, store
 
 router = APIRouter(prefix="/v1", tags=["synth"], responses=ERROR_RESPONSES)
-
-MAX_CURSOR = 2**63 - 1
-"""The largest record id a database row can hold."""
 
 
 @router.get("/catalogs", response_model=list[CatalogSummary])
@@ -105,9 +102,7 @@ async def cancel_job(job_id: str, request: Request) -> SynthJobOut:
 async def job_examples(
     job_id: str,
     request: Request,
-    after: int = Query(
-        0, ge=0, le=MAX_CURSOR, description="cursor: the last record_id already read"
-    ),
+    after: Annotated[DbInt, Query(description="cursor: the last record_id already read")] = 0,
     limit: int = Query(100, ge=1, le=1000),
 ) -> ExamplesPage:
     """Accepted examples of the job, oldest first (readable while it runs)."""
@@ -159,9 +154,7 @@ async def export_job(
 @router.get("/records", response_class=NDJSONResponse)
 async def read_records(
     request: Request,
-    after: int = Query(
-        0, ge=0, le=MAX_CURSOR, description="cursor: the last record_id already read"
-    ),
+    after: Annotated[DbInt, Query(description="cursor: the last record_id already read")] = 0,
     limit: int = Query(1000, ge=1, le=10_000),
 ) -> NDJSONResponse:
     """Accepted examples of every job as NDJSON, oldest first; ``X-Next-Cursor`` is the

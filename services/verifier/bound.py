@@ -8,7 +8,9 @@ cases cover every executable timeline:
   (duration ÷ shot length), the clips a shot may use (orientation, must_exclude, shot length
   ≥ the clip's media) and how often (no_reuse); Q's relevance, pacing and variety are
   bounded per shot count over that window;
-- it breaks at least one: then H ≤ (hard − 1)/hard and S, Q are bounded over all timelines.
+- it breaks at least one: then H ≤ (hard − 1)/hard and S, Q are bounded over all timelines;
+  when the ledger's hard entries conflict with each other or the pool (``feasibility``), no
+  timeline is in the first case and H ≤ (hard − k)/hard for ``k`` conflicts sharing no entry.
 
 Each soft rule's best score over all timelines bounds S in both cases. Pure code, no solver.
 """
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from services.verifier import ledger as L
+from services.verifier.feasibility import disjoint_count, precheck
 from services.verifier.score import WEIGHT_H, WEIGHT_Q, WEIGHT_S, Verifier
 from services.verifier.task import Task
 
@@ -239,6 +242,8 @@ def upper_bound(task: Task, verifier: Verifier | None = None) -> Bound:
     weight = sum(r.weight for r in soft)
     s_best = sum(r.weight * rule_best(r, verifier)[0] for r in soft) / weight if weight > 0 else 1.0
     impossible = sum(1 for r in hard if not rule_best(r, verifier)[1])
+    # conflicts sharing no entry each break one more hard rule (services.verifier.feasibility)
+    impossible = max(impossible, disjoint_count(precheck(task)))
     window = hard_window(task)
     met = 0.0
     if impossible == 0:

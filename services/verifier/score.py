@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from services.verifier import executability
 from services.verifier.executability import ExecError
+from services.verifier.feasibility import blocked_messages
 from services.verifier.ledger import BeatAlignment, Constraint, Outcome
 from services.verifier.pool import MusicTrack, Orientation, Selector
 from services.verifier.task import Task
@@ -70,6 +71,7 @@ class Report:
     first access: most verifications are compared by ``ves`` and ``feasible`` alone."""
 
     __slots__ = (
+        "_blocked",
         "_components",
         "_constraints",
         "_ledger",
@@ -94,8 +96,10 @@ class Report:
         ledger: tuple[Constraint, ...],
         outcomes: list[Outcome],
         errors: tuple[ExecError, ...],
+        blocked: dict[str, str] | None = None,
     ) -> None:
         self.executable, self.feasible, self.ves = executable, feasible, ves
+        self._blocked = blocked or {}
         self.duration, self.fps, self.errors = duration, fps, errors
         self._parts, self._ledger, self._outcomes = parts, ledger, outcomes
         self._components: Components | None = None
@@ -111,8 +115,11 @@ class Report:
     @property
     def constraints(self) -> tuple[ConstraintResult, ...]:
         if self._constraints is None:
+            blocked = self._blocked
             self._constraints = tuple(
                 ConstraintResult(c.id, c.kind, c.hard, c.weight, *outcome)
+                if outcome.satisfied or c.id not in blocked
+                else ConstraintResult(c.id, c.kind, c.hard, c.weight, *outcome[:3], blocked[c.id])
                 for c, outcome in zip(self._ledger, self._outcomes, strict=True)
             )
         return self._constraints
@@ -167,6 +174,8 @@ class Verifier:
         self._soft_index = [i for i, c in enumerate(task.ledger) if not c.hard]
         self._soft_weights = [task.ledger[i].weight for i in self._soft_index]
         self._soft_weight = sum(self._soft_weights)
+        self._blocked = blocked_messages(task)
+        """Entries no timeline can meet: their message names the conflict, not a fix."""
 
     def matching(self, selector: Selector) -> frozenset[str]:
         """Ids of pool clips the selector matches (memoised per selector)."""
@@ -240,6 +249,7 @@ class Verifier:
             self.task.ledger,
             outcomes,
             errors,
+            self._blocked,
         )
 
     def _rubric(self, view: TimelineView) -> tuple[float, float, float, float]:

@@ -134,6 +134,13 @@ def test_records_page_with_a_stable_cursor(planner: TestClient) -> None:
     assert seen == all_ids == sorted(all_ids)
 
 
+def test_a_cursor_past_any_record_id_is_a_422_naming_it(planner: TestClient) -> None:
+    answer = planner.get("/v1/records", params={"after": 20942121842314727424, "limit": 10_000})
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["param"] == "after"
+    assert planner.get("/v1/records", params={"after": 2**63 - 1}).status_code == 200
+
+
 def test_teachers_run_as_branches_and_the_verifier_best_wins(
     tmp_path: Path, database_url: str, fake_llm: tuple[FakeOpenAI, str]
 ) -> None:

@@ -19,7 +19,7 @@ from services.planner.app import build_app
 from services.planner.config import PlannerSettings
 from services.verifier.app import build_app as build_verifier
 from services.verifier.config import VerifierSettings
-from tests.fuzzing import CHECKS
+from tests.fuzzing import CHECKS, oversized_int_cases, unbounded_integers
 
 EXAMPLES = 40
 
@@ -55,3 +55,20 @@ schema = schemathesis.pytest.from_fixture("planner_schema")
 def test_the_api_answers_as_documented(case: schemathesis.Case) -> None:
     response = case.call_and_validate(checks=CHECKS)
     event(f"status {response.status_code}")
+
+
+def test_every_integer_a_request_carries_is_bounded_for_the_database(
+    planner_schema: schemathesis.BaseSchema,
+) -> None:
+    assert unbounded_integers(planner_schema.raw_schema) == []
+
+
+def test_an_integer_past_any_database_column_is_a_422_naming_it(
+    planner_schema: schemathesis.BaseSchema,
+) -> None:
+    cases = list(oversized_int_cases(planner_schema))
+    assert cases
+    for case, param in cases:
+        response = case.call_and_validate(checks=CHECKS)
+        assert response.status_code == 422, (case.operation.label, response.text)
+        assert response.json()["error"]["param"] == param

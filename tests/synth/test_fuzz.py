@@ -17,7 +17,13 @@ from fastapi.testclient import TestClient
 
 from services.synth.app import build_app
 from services.synth.config import SynthSettings
-from tests.fuzzing import CHECKS, FUZZ_SETTINGS, Tally
+from tests.fuzzing import (
+    CHECKS,
+    FUZZ_SETTINGS,
+    Tally,
+    oversized_int_cases,
+    unbounded_integers,
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,3 +60,20 @@ def _summary() -> Iterator[None]:
 def test_synth_api_holds_under_fuzzing(case: schemathesis.Case) -> None:
     response = case.call_and_validate(checks=CHECKS)
     TALLY.add(case.operation.label, response.status_code)
+
+
+def test_every_integer_a_request_carries_is_bounded_for_the_database(
+    synth_schema: schemathesis.BaseSchema,
+) -> None:
+    assert unbounded_integers(synth_schema.raw_schema) == []
+
+
+def test_an_integer_past_any_database_column_is_a_422_naming_it(
+    synth_schema: schemathesis.BaseSchema,
+) -> None:
+    cases = list(oversized_int_cases(synth_schema))
+    assert cases
+    for case, param in cases:
+        response = case.call_and_validate(checks=CHECKS)
+        assert response.status_code == 422, (case.operation.label, response.text)
+        assert response.json()["error"]["param"] == param

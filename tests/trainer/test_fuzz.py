@@ -21,7 +21,7 @@ from clients.planner import PlannerClient
 from clients.synth import SynthClient
 from services.trainer.app import build_app
 from services.trainer.config import TrainerSettings
-from tests.fuzzing import CHECKS, FUZZ_SETTINGS, Tally
+from tests.fuzzing import CHECKS, FUZZ_SETTINGS, Tally, unbounded_integers
 
 UPSTREAM_CALLS: list[str] = []
 
@@ -72,3 +72,9 @@ def test_trainer_api_holds_under_fuzzing(case: schemathesis.Case) -> None:
     response = case.call_and_validate(checks=CHECKS)
     TALLY.add(case.operation.label, response.status_code)
     assert all(call.endswith("/v1/records") for call in UPSTREAM_CALLS)
+
+
+def test_every_integer_a_request_carries_is_bounded_for_the_database(
+    trainer_schema: schemathesis.BaseSchema,
+) -> None:
+    assert unbounded_integers(trainer_schema.raw_schema) == []

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, event, settings
 
 from services.verifier.app import build_app
 from services.verifier.config import VerifierSettings
-from tests.fuzzing import CHECKS
+from tests.fuzzing import CHECKS, unbounded_integers
 
 EXAMPLES = 60
 
@@ -30,3 +30,7 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", build_app(VerifierSetti
 def test_the_api_answers_as_documented(case: schemathesis.Case) -> None:
     response = case.call_and_validate(checks=CHECKS)
     event(f"status {response.status_code}")
+
+
+def test_every_integer_a_request_carries_is_bounded_for_the_database() -> None:
+    assert unbounded_integers(schema.raw_schema) == []

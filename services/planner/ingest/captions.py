@@ -7,7 +7,8 @@ Under ``captions="auto"`` each shot takes the first source that has something fo
    folder, keyed by file name and optionally by time range (``start_s``/``end_s``);
 2. a **vision-language model** behind an OpenAI-compatible endpoint (:class:`VisionCaptioner`:
    keyframes as base64 JPEG ``image_url`` parts, a json_schema answer ``{caption, tags}``);
-3. the **file name**'s words (``surf_sunset-02.mp4`` → "surf sunset").
+3. the **file name**'s words (``surf_sunset-02.mp4`` → "surf sunset", ``bigbuckbunny.mp4`` →
+   "big buck bunny", ``IMG_2041.jpg`` → nothing; :mod:`services.planner.ingest.names`).
 
 ``"sidecar"``, ``"llm"`` and ``"none"`` force one source (none: no caption, no tags).
 """
@@ -28,6 +29,7 @@ import numpy as np
 
 from services.common.openai_chat import ChatEndpoint, ChatEndpointError, ChatEndpointOwner
 from services.planner.ingest.errors import CaptionerFailed, SidecarInvalid
+from services.planner.ingest.names import name_words
 
 __all__ = [
     "CAPTION_MODES",
@@ -42,7 +44,6 @@ __all__ = [
 
 CAPTION_MODES = ("auto", "sidecar", "llm", "none")
 FOLDER_SIDECARS = ("captions.json", "captions.csv")
-_WORD = re.compile(r"[A-Za-z]+")
 _MAX_TAGS = 12
 _PROMPT = (
     "These are keyframes of one video shot, in order. Describe the shot for a video editor "
@@ -78,8 +79,9 @@ class SidecarEntry:
 
 
 def filename_caption(path: Path) -> Caption:
-    """The file name's words as caption and tags (digits and one-letter words dropped)."""
-    words = [w.lower() for w in _WORD.findall(Path(path).stem) if len(w) > 1]
+    """The file name's words as caption and tags (camera counters, digits and one-letter
+    words dropped; run-together and camelCase words split)."""
+    words = name_words(Path(path).stem)
     return Caption(" ".join(words), tuple(dict.fromkeys(words)), "filename")
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from services.common.openai_chat import ChatEndpoint
+from services.planner.ingest.brief.compiler import compile_rules
 from services.planner.ingest.captions import (
     SidecarEntry,
     VisionCaptioner,
@@ -53,6 +54,16 @@ def test_file_name_words():
         ("surf", "sunset", "wide"),
         "filename",
     )
+
+
+def test_a_run_together_file_name_names_its_clip_in_a_brief(folder: Path):
+    (folder / "surf_sunset-02.mp4").rename(folder / "bigbuckbunny.mp4")
+    clips = analyze_video(folder / "bigbuckbunny.mp4", media_root=folder).clips
+    assert {c["caption"] for c in clips} == {"big buck bunny"}
+    compiled = compile_rules("8 seconds, end on the bunny.", clips, [])
+    last = [e for e in compiled.ledger if e["kind"] == "order" and "last" in e]
+    assert last and last[0]["last"] == {"tags": ["bunny"]}
+    assert compiled.unparsed == []
 
 
 def test_auto_without_sidecar_or_model_uses_the_file_name(folder: Path):
