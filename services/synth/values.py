@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from services.synth.calls import Tool, parameters
 from services.synth.catalog import pools
+from services.synth.catalog.identifiers import IDENTIFIERS, draw, identifier
 from services.synth.catalog.patterns import from_pattern
 
 __all__ = ["sample_arguments", "sample_value"]
@@ -37,8 +38,9 @@ def _tokens(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def _labels(name: str, description: str) -> tuple[str, ...]:
-    """Pool labels for a parameter, best first: rule hits on its name, then its description."""
-    found: list[str] = []
+    """Pool labels for a parameter, best first: an identifier its description or name asks
+    for ("ISBN-13 of the book"), rule hits on its name, then on its description."""
+    found: list[str] = [label] if (label := identifier(name, description)) else []
     for words in (_tokens(name), _tokens(description)):
         for keys, label in pools.RULES:
             if keys & words:
@@ -55,6 +57,8 @@ def _keyword_label(words: frozenset[str]) -> str:
 
 
 def _draw(label: str, rng: random.Random) -> str:
+    if label in IDENTIFIERS:
+        return draw(label, rng)
     if label in pools.GENERATED:
         return pools.GENERATED[label](rng)
     return rng.choice(pools.STRINGS[label])

@@ -1,0 +1,61 @@
+"""Labelled fields: objects nested in objects, lists of objects, a field labelled by shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from services.synth.calls import tool_name
+from services.synth.generators.template.fields import parse_value
+from services.synth.generators.template.reader import read
+from services.synth.generators.template.specs import _kind
+
+LIBRARY = json.loads(
+    (Path(__file__).parents[2] / "examples" / "catalogs" / "library.json").read_text()
+)
+BY_NAME = {tool_name(tool): tool for tool in LIBRARY}
+MEMBER = BY_NAME["register_member"]["function"]["parameters"]["properties"]["member"]
+ADDRESS = {"street": "9 Kingsway", "city": "Leeds", "postal_code": "LS1 4AP", "country": "GB"}
+
+
+def test_an_object_inside_an_object_is_read_whole() -> None:
+    said = (
+        '(full name "Ada Lovelace", email ada@example.org, address (street "9 Kingsway", '
+        'city "Leeds", postal code "LS1 4AP", country "GB"))'
+    )
+    assert parse_value(MEMBER, said, _kind) == {
+        "full_name": "Ada Lovelace",
+        "email": "ada@example.org",
+        "address": ADDRESS,
+    }
+
+
+def test_a_list_of_objects_with_nested_objects_keeps_each_item() -> None:
+    schema = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "sku": {"type": "string"},
+                "size": {
+                    "type": "object",
+                    "properties": {"width": {"type": "integer"}, "height": {"type": "integer"}},
+                },
+            },
+        },
+    }
+    said = '(sku "A1", size (width 3, height 4)) and (sku "B2", size (width 5, height 6))'
+    assert parse_value(schema, said, _kind) == [
+        {"sku": "A1", "size": {"width": 3, "height": 4}},
+        {"sku": "B2", "size": {"width": 5, "height": 6}},
+    ]
+
+
+def test_a_field_whose_label_names_no_parameter_is_placed_by_its_keys() -> None:
+    query = (
+        'Register — new: (full name "Ada Lovelace", email ada@example.org, address (street '
+        '"9 Kingsway", city "Leeds", postal code "LS1 4AP", country "GB")).'
+    )
+    calls = read(query, [BY_NAME["register_member"]], None)
+    assert [c.name for c in calls] == ["register_member"]
+    assert calls[0].arguments["member"]["address"] == ADDRESS
