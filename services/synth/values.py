@@ -187,6 +187,8 @@ def _array(schema: Mapping[str, Any], rng: random.Random, name: str) -> list[Any
     count = rng.randint(lo, max(lo, hi))
     singular = name[:-1] if name.endswith("s") and len(name) > 3 else name
     if "enum" in items and schema.get("uniqueItems"):
+        if len(items["enum"]) < lo:
+            raise ValueError(f"cannot draw {lo} distinct items for {name or 'an array'}")
         return rng.sample(list(items["enum"]), min(count, len(items["enum"])))
     out: list[Any] = []
     for _ in range(count * 6):
