@@ -59,3 +59,11 @@ def test_a_field_whose_label_names_no_parameter_is_placed_by_its_keys() -> None:
     calls = read(query, [BY_NAME["register_member"]], None)
     assert [c.name for c in calls] == ["register_member"]
     assert calls[0].arguments["member"]["address"] == ADDRESS
+
+
+def test_a_request_no_tool_takes_reads_as_no_call() -> None:
+    query = 'Order books — books to order: (isbn "9780306406157", quantity 3); pay in "CHF".'
+    assert read(query, [BY_NAME["pay_fine"], BY_NAME["find_branches"]], None) == ()
+    fine = "Pay the late fees of member 1ff39849-8c25-4b2f-9080-8a50ec188efb: 14.99 from IBAN "
+    calls = read(fine + '"GB82WEST12345698765432".', [BY_NAME["pay_fine"]], None)
+    assert [c.name for c in calls] == ["pay_fine"]
