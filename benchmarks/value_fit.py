@@ -28,6 +28,24 @@ def _isbn(length: int | None) -> Callable[[str], bool]:
     return lambda v: isbn.is_valid(v) and (length is None or len(isbn.compact(v)) == length)
 
 
+def _language(value: str) -> bool:
+    return (
+        pycountry.languages.get(alpha_2=value) or pycountry.languages.get(alpha_3=value)
+    ) is not None
+
+
+def _currency(value: str) -> bool:
+    return pycountry.currencies.get(alpha_3=value) is not None
+
+
+def _phone(value: str) -> bool:
+    return re.fullmatch(r"\+?\d[\d ().-]{6,}\d", value) is not None
+
+
+def _email(value: str) -> bool:
+    return re.fullmatch(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", value) is not None
+
+
 def _coordinates(value: str) -> bool:
     parts = re.split(r"\s*,\s*", value.strip())
     try:
@@ -37,40 +55,51 @@ def _coordinates(value: str) -> bool:
     return -90 <= lat <= 90 and -180 <= lon <= 180
 
 
-_CHECKS: tuple[tuple[str, str, Callable[[str], bool]], ...] = (
-    ("isbn10", r"isbn[- ]?10", _isbn(10)),
-    ("isbn13", r"isbn[- ]?13", _isbn(13)),
-    ("isbn", r"isbn", _isbn(None)),
-    ("iban", r"iban", iban.is_valid),
-    ("bic", r"bic|swift", bic.is_valid),
-    ("uuid", r"uuid|guid", lambda v: _parses(uuid.UUID, v)),
-    ("ean13", r"(ean|gtin)[- ]?13|barcode", ean.is_valid),
-    ("card", r"(credit|debit|payment) card number|card_number", luhn.is_valid),
-    ("country3", r"alpha[- ]?3", lambda v: pycountry.countries.get(alpha_3=v) is not None),
-    (
-        "country2",
-        r"iso[- ]?3166|alpha[- ]?2|country[ _]code",
-        lambda v: pycountry.countries.get(alpha_2=v) is not None,
+_ID = {
+    "isbn10": r"isbn[- ]?10",
+    "isbn13": r"isbn[- ]?13",
+    "isbn": r"isbn",
+    "iban": r"iban",
+    "bic": r"bic|swift",
+    "uuid": r"uuid|guid",
+    "ean13": r"(?:ean|gtin)[- ]?13|barcode",
+    "card": r"(?:credit|debit|payment) card number",
+    "country3": r"alpha[- ]?3",
+    "country2": r"iso[- ]?3166|alpha[- ]?2|country code",
+    "language": r"iso[- ]?639|language code",
+}
+"""Identifiers named the same way in a description or a name."""
+
+_CHECKS: tuple[tuple[str, str, str, Callable[[str], bool]], ...] = (
+    *(
+        (label, pattern, pattern, check)
+        for label, check in (
+            ("isbn10", _isbn(10)),
+            ("isbn13", _isbn(13)),
+            ("isbn", _isbn(None)),
+            ("iban", iban.is_valid),
+            ("bic", bic.is_valid),
+            ("uuid", lambda v: _parses(uuid.UUID, v)),
+            ("ean13", ean.is_valid),
+            ("card", luhn.is_valid),
+            ("country3", lambda v: pycountry.countries.get(alpha_3=v) is not None),
+            ("country2", lambda v: pycountry.countries.get(alpha_2=v) is not None),
+            ("language", _language),
+        )
+        for pattern in (_ID[label],)
     ),
-    (
-        "currency",
-        r"iso[- ]?4217|currency",
-        lambda v: pycountry.currencies.get(alpha_3=v) is not None,
-    ),
-    (
-        "language",
-        r"iso[- ]?639|language[ _]code",
-        lambda v: (
-            (pycountry.languages.get(alpha_2=v) or pycountry.languages.get(alpha_3=v)) is not None
-        ),
-    ),
-    ("phone", r"phone|mobile", lambda v: re.fullmatch(r"\+?[\d][\d ().-]{6,}\d", v) is not None),
-    ("email", r"e-?mail", lambda v: re.fullmatch(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", v) is not None),
-    ("uri", r"\burl\b|\buri\b|website|link", lambda v: _is_uri(v)),
-    ("coordinates", r"coordinates?", _coordinates),
+    ("currency", r"iso[- ]?4217|currency code", r"currency", _currency),
+    ("phone", r"(?:tele)?phone number|mobile number", r"phone|mobile", _phone),
+    ("email", r"e-?mail address(?:es)?", r"e-?mail", _email),
+    ("uri", r"url|uri|web ?site", r"url|uri|website|link", lambda v: _is_uri(v)),
+    ("coordinates", r"coordinates?", r"coordinates?", _coordinates),
 )
+"""(label, what a description says, what a name says, the check) of each identifier; a
+description is read first and says the form in full ("the member's email address", not
+"body text of the email"); a name says it in a word (``member_email``)."""
 _COMPILED = tuple(
-    (label, re.compile(rf"\b(?:{pattern})\b", re.I), check) for label, pattern, check in _CHECKS
+    (label, re.compile(rf"\b(?:{said})\b", re.I), re.compile(rf"\b(?:{named})\b", re.I), check)
+    for label, said, named, check in _CHECKS
 )
 
 
@@ -93,10 +122,13 @@ def named_identifier(
     """The identifier a string parameter's description (then its name) names, with its
     check; None when it names none."""
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ")
-    for text in (str(schema.get("description", "")), f"{name} {spaced}"):
-        for label, pattern, check in _COMPILED:
-            if pattern.search(text):
-                return label, check
+    description = str(schema.get("description", ""))
+    for label, said, _, check in _COMPILED:
+        if said.search(description):
+            return label, check
+    for label, _, named, check in _COMPILED:
+        if named.search(spaced):
+            return label, check
     return None
 
 
