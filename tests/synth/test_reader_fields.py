@@ -67,3 +67,21 @@ def test_a_request_no_tool_takes_reads_as_no_call() -> None:
     fine = "Pay the late fees of member 1ff39849-8c25-4b2f-9080-8a50ec188efb: 14.99 from IBAN "
     calls = read(fine + '"GB82WEST12345698765432".', [BY_NAME["pay_fine"]], None)
     assert [c.name for c in calls] == ["pay_fine"]
+
+
+def test_the_one_unlabelled_value_of_an_object_fills_its_one_unfilled_required_key() -> None:
+    items = BY_NAME["order_books"]["function"]["parameters"]["properties"]["line_items"]
+    said = '( "9780306406157", quantity 4) and (isbn "9781234567897", quantity 1)'
+    assert parse_value(items, said, _kind) == [
+        {"isbn": "9780306406157", "quantity": 4},
+        {"isbn": "9781234567897", "quantity": 1},
+    ]
+
+
+def test_a_uuid_after_a_colon_is_one_id() -> None:
+    query = (
+        "Pay the fine — account id: 3acaaf82-374a-4cc9-a039-7e67926146de; pay: 7.99; "
+        'account to debit: "GB82WEST12345698765432".'
+    )
+    (call,) = read(query, [BY_NAME["pay_fine"]], None)
+    assert call.arguments["member_id"] == "3acaaf82-374a-4cc9-a039-7e67926146de"

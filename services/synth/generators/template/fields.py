@@ -91,14 +91,21 @@ def _object(schema: Mapping[str, Any], text: str, kind_of: Callable[[Any], str])
         inner = inner[1:-1]
     props = schema.get("properties") or {}
     out: dict[str, Any] = {}
+    bare: list[str] = []
     for part in _fields_of(inner, [label(k) for k in props]):
         best = max(props, key=lambda k: _prefix(label(k), part), default=None)
         if best is None or not _prefix(label(best), part):
+            bare.append(part)
             continue
         rest = part.strip()[len(label(best)) :]
         value = parse_value(props[best], rest, kind_of)
         if value is not None:
             out[best] = value
+    unfilled = [k for k in schema.get("required") or () if k in props and k not in out]
+    if len(bare) == 1 and len(unfilled) == 1 and bare[0].strip():  # ("9780…", quantity 4)
+        value = parse_value(props[unfilled[0]], bare[0], kind_of)
+        if value is not None:
+            out[unfilled[0]] = value
     return out or None
 
 
