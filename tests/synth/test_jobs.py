@@ -18,6 +18,7 @@ from services.common.metrics import DOMAIN
 from services.common.worker import Worker
 from services.synth import store
 from services.synth.calls import Call, GroundTruth, Issue, Tool
+from services.synth.catalog import builtin_catalog
 from services.synth.config import SynthSettings
 from services.synth.generators.template import TemplateGenerator
 from services.synth.jobs import SYNTH_KIND, Tally, stage_counts, synth_handler
@@ -198,6 +199,9 @@ def test_job_gives_up_after_max_samples(queue: JobQueue) -> None:
     assert job is not None and job.status == "succeeded" and job.result is not None
     assert job.result["complete"] is False and job.result["accepted"] == 0
     assert job.result["stage1"]["sampled"] == job.result["max_samples"] == 6
+    names = [t["function"]["name"] for t in builtin_catalog()]
+    assert job.result["functions_never_used"] == names  # none accepted: each one named
+    assert job.result["function_usage_entropy"] == 0.0
 
 
 LIBRARY = json.loads(
