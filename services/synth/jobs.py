@@ -235,7 +235,8 @@ class _Run:
         result = self.tally.progress(self.spec)
         result["complete"] = self.tally.accepted >= self.spec.n
         result["resumed_from"] = self.resumed_from
-        result.update(function_report(self.engine, self.ctx.job.id, self.sampler))
+        job_id = self.ctx.job.id  # read like the writes: a dropped connection is retried
+        result.update(self.ctx.retry_db(lambda: function_report(self.engine, job_id, self.sampler)))
         stats = getattr(self.generator, "stats", None)
         if stats is not None and hasattr(stats, "wire"):
             result["generator_stats"] = stats.wire()
