@@ -205,13 +205,14 @@ def _array(schema: Mapping[str, Any], rng: random.Random, name: str) -> list[Any
 
 
 def _object(schema: Mapping[str, Any], rng: random.Random, name: str) -> dict[str, Any]:
+    """Required keys and about half the optional ones; never empty when keys are declared
+    (``{}`` for a card says nothing a request could state)."""
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or ())
-    return {
-        key: sample_value(sub, rng, name=key)
-        for key, sub in properties.items()
-        if key in required or rng.random() < 0.5
-    }
+    chosen = [key for key in properties if key in required or rng.random() < 0.5]
+    if properties and not chosen:
+        chosen = [rng.choice(list(properties))]
+    return {key: sample_value(properties[key], rng, name=key) for key in chosen}
 
 
 _BY_TYPE: dict[str, Callable[[Mapping[str, Any], random.Random, str], Any]] = {
