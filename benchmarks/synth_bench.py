@@ -35,6 +35,10 @@ generator, same truths, same run. Figures:
   catalog, 2000 draws); ``simple_check_us``: microseconds per call check
   (:func:`~services.synth.checker.check_calls`) of a correct one-call ``simple`` answer
   (2000 checks). Both single-threaded, best of 3 repeats.
+- ``catalogs``: per catalog (``builtin``, ``bfcl_held_out``, ``library``; ``--catalogs``),
+  ``--per-function`` ground truths a function (at most ``--catalog-max-n``):
+  ``function_usage_entropy``, ``functions_never_used``, ``unrealisable``, ``value_fit_rate``,
+  ``acceptance_rate``, ``examples_per_s`` (:mod:`benchmarks.synth_catalogs`).
 - ``python_calibration_us``: how fast this machine ran plain Python at the start (see
   :func:`benchmarks.verifier_bench.calibration_us`).
 """
@@ -51,6 +55,8 @@ from typing import Any
 
 import typer
 
+from benchmarks.synth_catalogs import CATALOGS
+from benchmarks.synth_catalogs import run as catalog_run
 from benchmarks.verifier_bench import calibration_us
 from services.synth.calls import CATEGORIES, GroundTruth
 from services.synth.catalog import builtin_catalog
@@ -182,9 +188,42 @@ def run(
     model_solver: str | None = None,
     model_solver_n: int | None = None,
     threads: int = 1,
+    catalogs: Sequence[str] = (),
+    per_function: int = 20,
+    catalog_max_n: int = 4000,
 ) -> dict[str, Any]:
-    """Sample ``n`` ground truths and synthesise each with and without feedback; with
-    ``model_solver``, that model on BFCL's held-out half too."""
+    """Sample ``n`` ground truths and synthesise each with and without feedback (``n`` 0:
+    skipped); with ``model_solver``, that model on BFCL's held-out half too; with
+    ``catalogs``, :func:`benchmarks.synth_catalogs.run` on those catalogs."""
+    per_catalog = (
+        {"catalogs": catalog_run(catalogs, per_function=per_function, max_n=catalog_max_n)}
+        if catalogs
+        else {}
+    )
+    if n <= 0:
+        return {"seed": seed, **per_catalog}
+    return (
+        _loop_figures(
+            n=n,
+            seed=seed,
+            max_refine_rounds=max_refine_rounds,
+            model_solver=model_solver,
+            model_solver_n=model_solver_n,
+            threads=threads,
+        )
+        | per_catalog
+    )
+
+
+def _loop_figures(
+    *,
+    n: int,
+    seed: int,
+    max_refine_rounds: int,
+    model_solver: str | None,
+    model_solver_n: int | None,
+    threads: int,
+) -> dict[str, Any]:
     calibration = calibration_us()
     tools = builtin_catalog()
     generator = TemplateGenerator()
@@ -232,7 +271,9 @@ def run(
 
 
 def cli(
-    n: int = typer.Option(2000, help="How many ground truths to sample and synthesise."),
+    n: int = typer.Option(
+        2000, help="How many ground truths to sample and synthesise (0: the catalogs only)."
+    ),
     seed: int = typer.Option(0, help="Sampler and generator seed."),
     max_refine_rounds: int = typer.Option(3, help="Refinement rounds with feedback."),
     json_path: Path = typer.Option(Path("synth-bench.json"), "--json", help="Output file."),
@@ -246,6 +287,12 @@ def cli(
         0, min=0, help="The model's questions per category: the half's first N (0: all)."
     ),
     threads: int = typer.Option(1, min=0, help="torch threads of the model (0: torch's own)."),
+    catalogs: str = typer.Option(
+        ",".join(CATALOGS),
+        help="Catalogs to run whole (comma-separated; empty: none): usage, value fit, speed.",
+    ),
+    per_function: int = typer.Option(20, min=1, help="Ground truths per catalog function."),
+    catalog_max_n: int = typer.Option(4000, min=1, help="At most this many per catalog."),
 ) -> None:
     """Run the ToolLoop with and without feedback and write the figures as JSON."""
     results = run(
@@ -255,6 +302,9 @@ def cli(
         model_solver=model_solver,
         model_solver_n=model_solver_n or None,
         threads=threads,
+        catalogs=[c.strip() for c in catalogs.split(",") if c.strip()],
+        per_function=per_function,
+        catalog_max_n=catalog_max_n,
     )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

@@ -125,6 +125,10 @@ class SynthJobOut(JobOut):
     ``progress`` while it runs (and after): ``target``, ``max_samples``,
     ``stage1.sampled``, ``stage2.{passes,refines,failures}``,
     ``stage3.{passes,refines,failures}``, ``accepted``, ``acceptance_rate``, ``fraction``.
+    ``result`` when done: the same, plus ``complete``, ``resumed_from``, ``function_usage``
+    (calls per function over the accepted examples), ``function_usage_entropy`` (1.0 = even),
+    ``functions_never_used`` (names) and ``unrealisable`` (``[{name, reason}]``: functions,
+    or optional parameters, whose values cannot be drawn, left out of sampling).
     """
 
     request: dict[str, Any] = {}

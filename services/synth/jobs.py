@@ -34,7 +34,7 @@ from services.synth.generators.base import Generator
 from services.synth.generators.staged import CallReader, StagedGenerator
 from services.synth.outcome import Outcome
 from services.synth.pipeline import synthesize
-from services.synth.sampling import Sampler
+from services.synth.sampling import Sampler, normalised_entropy
 
 __all__ = [
     "SYNTH_KIND",
@@ -44,6 +44,7 @@ __all__ = [
     "SynthWorker",
     "Tally",
     "example_seed",
+    "function_report",
     "job_generator",
     "stage_counts",
     "synth_handler",
@@ -194,6 +195,7 @@ class _Run:
         spec, tally = self.spec, self.tally
         self.ctx.heartbeat(progress=tally.progress(spec))
         sampler = Sampler(list(spec.tools), seed=spec.seed, mix=spec.mix)
+        self.sampler = sampler
         batch: list[dict[str, Any]] = []
         for seq in range(spec.max_samples):
             if tally.accepted >= spec.n:
@@ -233,10 +235,30 @@ class _Run:
         result = self.tally.progress(self.spec)
         result["complete"] = self.tally.accepted >= self.spec.n
         result["resumed_from"] = self.resumed_from
+        job_id = self.ctx.job.id  # read like the writes: a dropped connection is retried
+        result.update(self.ctx.retry_db(lambda: function_report(self.engine, job_id, self.sampler)))
         stats = getattr(self.generator, "stats", None)
         if stats is not None and hasattr(stats, "wire"):
             result["generator_stats"] = stats.wire()
         return result
+
+
+def function_report(engine: Engine, job_id: str, sampler: Sampler) -> dict[str, Any]:
+    """How evenly the job's accepted examples use the catalog: calls per function,
+    ``function_usage_entropy`` (1.0 = even), ``functions_never_used`` (realisable functions
+    no accepted example calls) and ``unrealisable`` (``{name, reason}`` the sampler left out)."""
+    usage = dict.fromkeys(sampler.functions, 0)
+    for row in store.iter_examples(engine, job_id):
+        for message in (row.example or {}).get("messages", ()):
+            for call in message.get("tool_calls") or ():
+                name = call["function"]["name"]
+                usage[name] = usage.get(name, 0) + 1
+    return {
+        "function_usage": usage,
+        "function_usage_entropy": round(normalised_entropy(usage, len(usage)), 4),
+        "functions_never_used": [name for name, count in usage.items() if not count],
+        "unrealisable": sampler.unrealisable,
+    }
 
 
 def _no_readers(name: str) -> CallReader:

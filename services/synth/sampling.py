@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,13 @@ from services.synth.calls import CATEGORIES, Call, Category, GroundTruth, Tool, 
 from services.synth.catalog import BUILTIN_DOMAINS
 from services.synth.values import sample_arguments
 
-__all__ = ["Sampler", "normalise_mix", "normalised_entropy", "param_type"]
+__all__ = [
+    "Sampler",
+    "UnrealisableCatalogError",
+    "normalise_mix",
+    "normalised_entropy",
+    "param_type",
+]
 
 _SIZES: dict[str, tuple[int, ...]] = {
     "multiple": (2, 3, 4),
@@ -34,6 +41,8 @@ _SIZES: dict[str, tuple[int, ...]] = {
 _DISTRACTORS = (0, 1, 2)
 _MAX_OPTIONAL = 3
 _RENUDGE_EVERY = 25
+_PROBES = 4
+"""Draws of a function's arguments that must succeed before the sampler uses it."""
 _DECAY: dict[int, list[float]] = {2: [], 3: []}
 
 
@@ -89,6 +98,33 @@ def param_type(schema: Mapping[str, Any]) -> str:
     return str(declared)
 
 
+class UnrealisableCatalogError(ValueError):
+    """No function of the catalog can be given arguments that satisfy its schema."""
+
+
+def _probe(tool: Tool) -> tuple[str | None, dict[str, str]]:
+    """Why ``tool``'s required arguments cannot be drawn (None when they can), and why each
+    optional parameter that cannot be drawn cannot (seeded apart from any job)."""
+    rng = random.Random(0)
+    schema = parameters(tool)
+    try:
+        for _ in range(_PROBES):
+            sample_arguments(tool, rng)
+    except (ValueError, KeyError, TypeError, re.error) as error:
+        return f"its required arguments cannot be drawn: {error}", {}
+    optional: dict[str, str] = {}
+    required = set(schema.get("required") or ())
+    for key in schema.get("properties") or {}:
+        if key in required:
+            continue
+        try:
+            for _ in range(_PROBES):
+                sample_arguments(tool, rng, optional=[key])
+        except (ValueError, KeyError, TypeError, re.error) as error:
+            optional[key] = f"optional parameter {key!r} cannot be drawn: {error}; left out"
+    return None, optional
+
+
 @dataclass(frozen=True)
 class _Function:
     index: int
@@ -125,7 +161,20 @@ class Sampler:
         domains: Mapping[str, str] | None = None,
     ) -> None:
         domains = domains or {}
-        self._functions = [_describe(i, tool, domains) for i, tool in enumerate(tools)]
+        usable, left_out = _realisable(tools)
+        self.unrealisable: list[dict[str, str]] = left_out
+        """``{name, reason}`` of each function (or optional parameter) left out: its
+        values cannot be drawn."""
+        if tools and not usable:
+            raise UnrealisableCatalogError(
+                "no function of the catalog can be realised: "
+                + "; ".join(f"{u['name']}: {u['reason']}" for u in left_out)
+            )
+        self._functions = [
+            _describe(i, tool, domains, skip=skip) for i, (tool, skip) in enumerate(usable)
+        ]
+        self.functions = [f.name for f in self._functions]
+        """The functions the sampler draws from (every realisable one)."""
         self.mix = normalise_mix(mix)
         self._check_feasible()
         self._rng = random.Random(seed)
@@ -375,7 +424,27 @@ class Sampler:
 _TYPE_NAMES = ("string", "integer", "number", "boolean", "enum", "array", "object", "none")
 
 
-def _describe(index: int, tool: Tool, domains: Mapping[str, str]) -> _Function:
+def _realisable(
+    tools: Sequence[Tool],
+) -> tuple[list[tuple[Tool, frozenset[str]]], list[dict[str, str]]]:
+    """The tools whose arguments can be drawn, each with the optional parameters to leave
+    out, and ``{name, reason}`` of what was left out."""
+    usable: list[tuple[Tool, frozenset[str]]] = []
+    left_out: list[dict[str, str]] = []
+    for tool in tools:
+        name = tool["function"]["name"]
+        reason, optional = _probe(tool)
+        if reason is not None:
+            left_out.append({"name": name, "reason": reason})
+            continue
+        left_out.extend({"name": name, "reason": why} for why in optional.values())
+        usable.append((tool, frozenset(optional)))
+    return usable, left_out
+
+
+def _describe(
+    index: int, tool: Tool, domains: Mapping[str, str], *, skip: frozenset[str] = frozenset()
+) -> _Function:
     name = tool["function"]["name"]
     schema = parameters(tool)
     properties = schema.get("properties") or {}
@@ -386,7 +455,7 @@ def _describe(index: int, tool: Tool, domains: Mapping[str, str]) -> _Function:
         tool=tool,
         name=name,
         domain=domains.get(name) or BUILTIN_DOMAINS.get(name) or name,
-        optional=tuple(k for k in properties if k not in required),
+        optional=tuple(k for k in properties if k not in required and k not in skip),
         types=types,
         type_set=tuple(sorted(set(types.values()))) or ("none",),
         varied=any(_can_vary(sub) for sub in properties.values()),

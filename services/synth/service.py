@@ -33,7 +33,7 @@ from services.synth.generators.base import Generator
 from services.synth.generators.llm import LLMGenerator, LLMUnavailableError
 from services.synth.generators.staged import CallReader
 from services.synth.jobs import SYNTH_KIND, max_samples
-from services.synth.sampling import Sampler
+from services.synth.sampling import Sampler, UnrealisableCatalogError
 
 __all__ = [
     "BUILTIN",
@@ -307,6 +307,8 @@ def submit(
         tools, dropped = _isolated(tools)
     try:
         Sampler(tools, seed=body.seed, mix=body.mix)
+    except UnrealisableCatalogError as error:
+        raise InvalidRequest(str(error), code="catalog_unrealisable", param="catalog") from None
     except ValueError as error:
         raise InvalidRequest(str(error), code="invalid_mix", param="mix") from None
     check_generator(body.generator, settings)

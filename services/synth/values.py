@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from services.synth.calls import Tool, parameters
 from services.synth.catalog import pools
+from services.synth.catalog.identifiers import IDENTIFIERS, draw, identifier
 from services.synth.catalog.patterns import from_pattern
 
 __all__ = ["sample_arguments", "sample_value"]
@@ -37,8 +38,9 @@ def _tokens(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def _labels(name: str, description: str) -> tuple[str, ...]:
-    """Pool labels for a parameter, best first: rule hits on its name, then its description."""
-    found: list[str] = []
+    """Pool labels for a parameter, best first: an identifier its description or name asks
+    for ("ISBN-13 of the book"), rule hits on its name, then on its description."""
+    found: list[str] = [label] if (label := identifier(name, description)) else []
     for words in (_tokens(name), _tokens(description)):
         for keys, label in pools.RULES:
             if keys & words:
@@ -55,6 +57,8 @@ def _keyword_label(words: frozenset[str]) -> str:
 
 
 def _draw(label: str, rng: random.Random) -> str:
+    if label in IDENTIFIERS:
+        return draw(label, rng)
     if label in pools.GENERATED:
         return pools.GENERATED[label](rng)
     return rng.choice(pools.STRINGS[label])
@@ -183,6 +187,8 @@ def _array(schema: Mapping[str, Any], rng: random.Random, name: str) -> list[Any
     count = rng.randint(lo, max(lo, hi))
     singular = name[:-1] if name.endswith("s") and len(name) > 3 else name
     if "enum" in items and schema.get("uniqueItems"):
+        if len(items["enum"]) < lo:
+            raise ValueError(f"cannot draw {lo} distinct items for {name or 'an array'}")
         return rng.sample(list(items["enum"]), min(count, len(items["enum"])))
     out: list[Any] = []
     for _ in range(count * 6):
@@ -199,13 +205,14 @@ def _array(schema: Mapping[str, Any], rng: random.Random, name: str) -> list[Any
 
 
 def _object(schema: Mapping[str, Any], rng: random.Random, name: str) -> dict[str, Any]:
+    """Required keys and about half the optional ones; never empty when keys are declared
+    (``{}`` for a card says nothing a request could state)."""
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or ())
-    return {
-        key: sample_value(sub, rng, name=key)
-        for key, sub in properties.items()
-        if key in required or rng.random() < 0.5
-    }
+    chosen = [key for key in properties if key in required or rng.random() < 0.5]
+    if properties and not chosen:
+        chosen = [rng.choice(list(properties))]
+    return {key: sample_value(properties[key], rng, name=key) for key in chosen}
 
 
 _BY_TYPE: dict[str, Callable[[Mapping[str, Any], random.Random, str], Any]] = {

@@ -47,9 +47,12 @@ def test_the_synth_harness_reports_every_figure() -> None:
 
 def test_the_synth_command_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "synth.json"
-    result = CliRunner().invoke(app, ["synth", "--n", "10", "--json", str(out)])
+    arguments = ["--n", "10", "--catalogs", "library", "--per-function", "2", "--json", str(out)]
+    result = CliRunner().invoke(app, ["synth", *arguments])
     assert result.exit_code == 0, result.output
-    assert json.loads(out.read_text())["n"] == 10
+    figures = json.loads(out.read_text())
+    assert figures["n"] == 10 and figures["catalogs"]["library"]["n"] == 12
+    assert set(figures["catalogs"]) == {"library"}
 
 
 def test_a_model_solver_is_judged_beside_the_rule_reader(tiny_checkpoint: Path) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,11 +18,12 @@ from services.common.metrics import DOMAIN
 from services.common.worker import Worker
 from services.synth import store
 from services.synth.calls import Call, GroundTruth, Issue, Tool
+from services.synth.catalog import builtin_catalog
 from services.synth.config import SynthSettings
 from services.synth.generators.template import TemplateGenerator
 from services.synth.jobs import SYNTH_KIND, Tally, stage_counts, synth_handler
 from services.synth.outcome import Outcome
-from services.synth.service import submit
+from services.synth.service import InvalidRequest, submit
 
 BATCH = 4
 
@@ -196,6 +199,71 @@ def test_job_gives_up_after_max_samples(queue: JobQueue) -> None:
     assert job is not None and job.status == "succeeded" and job.result is not None
     assert job.result["complete"] is False and job.result["accepted"] == 0
     assert job.result["stage1"]["sampled"] == job.result["max_samples"] == 6
+    names = [t["function"]["name"] for t in builtin_catalog()]
+    assert job.result["functions_never_used"] == names  # none accepted: each one named
+    assert job.result["function_usage_entropy"] == 0.0
+
+
+LIBRARY = json.loads(
+    (Path(__file__).parents[2] / "examples" / "catalogs" / "library.json").read_text()
+)
+PAINT = {  # three distinct colours from an enum of two: valid JSON Schema, no valid value
+    "type": "function",
+    "function": {
+        "name": "paint_wall",
+        "description": "Paint a wall of the reading room.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "colours": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ["red", "blue"]},
+                    "minItems": 3,
+                    "uniqueItems": True,
+                }
+            },
+            "required": ["colours"],
+        },
+    },
+}
+
+
+def test_a_catalog_never_seen_gets_every_function_evenly(queue: JobQueue) -> None:
+    job_id = _submit(queue, catalog=LIBRARY, n=60, seed=0)
+    assert _worker(queue, TemplateGenerator()).run_once()
+    job = queue.get(job_id)
+    assert job is not None and job.status == "succeeded" and job.result is not None
+    result = job.result
+    assert set(result["function_usage"]) == {t["function"]["name"] for t in LIBRARY}
+    assert result["functions_never_used"] == [] and result["unrealisable"] == []
+    assert min(result["function_usage"].values()) > 0
+    assert result["function_usage_entropy"] >= 0.95
+    nested = [
+        call["function"]["arguments"]
+        for example in _examples(queue.engine, job_id).values()
+        for message in example["messages"]
+        for call in message.get("tool_calls") or ()
+        if call["function"]["name"] == "register_member"
+    ]
+    assert nested and all("address" in a["member"] for a in nested)
+
+
+def test_an_unrealisable_function_is_reported_in_the_result(queue: JobQueue) -> None:
+    job_id = _submit(queue, catalog=[*LIBRARY, PAINT], n=12, seed=0)
+    assert _worker(queue, TemplateGenerator()).run_once()
+    job = queue.get(job_id)
+    assert job is not None and job.status == "succeeded" and job.result is not None
+    (entry,) = job.result["unrealisable"]
+    assert entry["name"] == "paint_wall" and "distinct items" in entry["reason"]
+    assert "paint_wall" not in job.result["function_usage"]
+    assert "paint_wall" not in job.result["functions_never_used"]
+
+
+def test_a_catalog_with_nothing_realisable_is_a_422_naming_the_catalog(queue: JobQueue) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        _submit(queue, catalog=[PAINT], mix={"simple": 1})
+    assert caught.value.code == "catalog_unrealisable" and caught.value.param == "catalog"
+    assert "paint_wall" in caught.value.message
 
 
 def _outcome(trace: list[tuple[str, bool]], accepted: bool) -> Outcome:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from services.synth.calls import Call
 from services.synth.generators.template.reader import read
-from services.synth.generators.template.routing import _respelled
+from services.synth.generators.template.routing import _nested, _respelled, _split_outside
 from services.synth.generators.template.specs import _tool as _spec
 from tests.synth.test_reader_matching import PROJECTION, _tool
 from tests.synth.test_reader_phrasings import CONVERT
@@ -497,3 +499,10 @@ def test_a_tools_own_word_outweighs_a_word_said_of_what_another_tools_doer_does(
         {"player_name": "Zed", "class_type": "Mage"},
         {"location": "Austin, TX", "genre": "Jazz"},
     ]
+
+
+def test_an_object_holding_an_object_is_never_cut_into_clauses() -> None:
+    text = 'new: (name "Ada", address (street "9 Kingsway", city "Leeds")), and reserve it'
+    assert _nested(text) == [(5, 62)]
+    pieces = _split_outside(re.compile(r"(,\s+)"), text)
+    assert pieces[0] == 'new: (name "Ada", address (street "9 Kingsway", city "Leeds"))'

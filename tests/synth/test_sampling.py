@@ -14,7 +14,12 @@ from jsonschema import Draft202012Validator
 
 from services.synth.calls import CATEGORIES, GroundTruth, parameters, tool_name
 from services.synth.catalog import BUILTIN_DOMAINS, builtin_catalog
-from services.synth.sampling import Sampler, normalise_mix, normalised_entropy
+from services.synth.sampling import (
+    Sampler,
+    UnrealisableCatalogError,
+    normalise_mix,
+    normalised_entropy,
+)
 
 TOOLS = builtin_catalog()
 BY_NAME = {tool_name(tool): tool for tool in TOOLS}
@@ -242,3 +247,51 @@ def test_sequence_does_not_depend_on_hash_randomisation() -> None:
     sampler = Sampler(TOOLS, seed=9)
     here = repr([(t.category, list(t.calls)) for t in (sampler.sample() for _ in range(200))])
     assert outputs == {here + "\n"}
+
+
+_UNDRAWABLE = {  # three distinct items from a two-value enum: a valid schema, no valid value
+    "type": "array",
+    "items": {"type": "string", "enum": ["red", "blue"]},
+    "minItems": 3,
+    "uniqueItems": True,
+}
+
+
+def _tool(name: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": f"Does {name}.",
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+def test_an_unrealisable_function_is_reported_by_name_and_reason_never_drawn() -> None:
+    paint = _tool("paint_wall", {"colours": _UNDRAWABLE}, ["colours"])
+    tools = [*TOOLS[:6], paint]
+    sampler = Sampler(tools, seed=0, mix={"simple": 1, "multiple": 1})
+    assert [u["name"] for u in sampler.unrealisable] == ["paint_wall"]
+    assert "3 distinct items" in sampler.unrealisable[0]["reason"]
+    assert "paint_wall" not in sampler.functions and len(sampler.functions) == 6
+    drawn = [sampler.sample() for _ in range(200)]
+    assert all(tool_name(t) != "paint_wall" for truth in drawn for t in truth.tools)
+    assert set(_usage(drawn)) == set(sampler.functions)
+
+
+def test_an_unrealisable_optional_parameter_is_left_out_and_reported() -> None:
+    shade = _tool("shade_window", {"level": {"type": "integer"}, "colours": _UNDRAWABLE}, ["level"])
+    sampler = Sampler([shade, *TOOLS[:3]], seed=1, mix={"simple": 1})
+    assert sampler.functions[0] == "shade_window"
+    assert sampler.unrealisable == [
+        {"name": "shade_window", "reason": sampler.unrealisable[0]["reason"]}
+    ]
+    assert "optional parameter 'colours'" in sampler.unrealisable[0]["reason"]
+    calls = [c for _ in range(100) for c in sampler.sample().calls if c.name == "shade_window"]
+    assert calls and all("colours" not in c.arguments for c in calls)
+
+
+def test_a_catalog_with_nothing_realisable_is_refused() -> None:
+    with pytest.raises(UnrealisableCatalogError, match="paint_wall"):
+        Sampler([_tool("paint_wall", {"colours": _UNDRAWABLE}, ["colours"])], seed=0)

@@ -223,3 +223,13 @@ def test_min_and_max_pairs_come_out_in_order() -> None:
     for _ in range(200):
         args = sample_arguments(tool, rng, optional=["min_price", "max_price"])
         assert args["min_price"] <= args["max_price"]
+
+
+def test_an_object_with_declared_keys_is_never_drawn_empty() -> None:
+    card = {
+        "type": "object",
+        "properties": {"rank": {"type": "string"}, "suit": {"type": "string"}},
+    }
+    rng = random.Random(0)
+    drawn = [sample_value({"type": "array", "items": card}, rng, name="deck") for _ in range(50)]
+    assert all(item and set(item) <= {"rank", "suit"} for deck in drawn for item in deck)

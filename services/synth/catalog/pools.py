@@ -195,6 +195,7 @@ STRINGS: dict[str, tuple[str, ...]] = {
         "invoice|flight confirmation|meeting notes|password reset|tax return|offer letter"
     ),
     "language": _split("English|Spanish|German|French|Japanese|Portuguese"),
+    "language_code": _split("en|es|de|fr|ja|pt|it|nl|sv|ko|zh|ar|hi|pl"),
     "color": _split("red|blue|green|warm white|teal|amber"),
     "room": _split("living room|kitchen|bedroom|office|bathroom|hallway"),
     "handle": _split("@maria_s|@jcarter|@aiko.t|@lukasb|@priya_codes"),

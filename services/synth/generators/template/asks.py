@@ -8,11 +8,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.synth.calls import Call
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, UnknownType
+
+from services.synth.calls import Call, parameters
 from services.synth.generators.template.mentions import words
 from services.synth.generators.template.phrases import STOPWORDS
 from services.synth.generators.template.specs import _Tool
 from services.synth.surface import label
+
+_FORMATS = Draft202012Validator.FORMAT_CHECKER
 
 _BACK = re.compile(r"\b(?:these|those|both|each of them|the same)\s+(?:\w+\s+)?\w+", re.I)
 
@@ -210,3 +215,23 @@ def _complete_calls(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
 
     complete = {c.name for c in calls if whole(c)}
     return [c for c in calls if whole(c) or c.name not in complete]
+
+
+def _fitting_calls(calls: list[Call], specs: Sequence[_Tool]) -> list[Call]:
+    """No call at all when not one call holds only values its schema takes: a request none
+    of the tools fits ("order these books" read by a fine payment whose member id is a
+    UUID) reads as no call, not as a call stuffed with whatever was said. A missing
+    required value alone refuses nothing (a flag left unsaid takes its default)."""
+    schemas = {s.name: parameters(s.tool) for s in specs}
+    return calls if any(_takes(schemas.get(c.name), c) for c in calls) else []
+
+
+def _takes(schema: Mapping[str, Any] | None, call: Call) -> bool:
+    if schema is None:
+        return True
+    schema = {k: v for k, v in schema.items() if k != "required"}  # an unsaid flag: default
+    try:
+        validator = Draft202012Validator(schema, format_checker=_FORMATS)
+        return validator.is_valid(call.arguments)
+    except (SchemaError, UnknownType, TypeError, ValueError):  # BFCL's "float": no say
+        return True

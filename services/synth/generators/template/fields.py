@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from itertools import pairwise
 from typing import Any
 
 from services.synth.generators.template.mentions import find_mentions, words
@@ -75,7 +76,7 @@ def parse_value(schema: Mapping[str, Any], text: str, kind_of: Callable[[Any], s
 
 def _split_items(text: str) -> list[str]:
     """``"a", "b" and "c"`` or ``(…), (…)``: items, never splitting inside quotes or groups."""
-    groups = re.findall(r"\([^()]*\)", text)
+    groups = _groups(text)
     if groups:
         return groups
     quoted = re.findall(r"\"([^\"]*)\"", text)
@@ -90,16 +91,63 @@ def _object(schema: Mapping[str, Any], text: str, kind_of: Callable[[Any], str])
         inner = inner[1:-1]
     props = schema.get("properties") or {}
     out: dict[str, Any] = {}
-    for part in re.split(r",\s*(?=[a-z])", inner):
+    bare: list[str] = []
+    for part in _fields_of(inner, [label(k) for k in props]):
         best = max(props, key=lambda k: _prefix(label(k), part), default=None)
         if best is None or not _prefix(label(best), part):
+            bare.append(part)
             continue
         rest = part.strip()[len(label(best)) :]
         value = parse_value(props[best], rest, kind_of)
         if value is not None:
             out[best] = value
+    unfilled = [k for k in schema.get("required") or () if k in props and k not in out]
+    if len(bare) == 1 and len(unfilled) == 1 and bare[0].strip():  # ("9780…", quantity 4)
+        value = parse_value(props[unfilled[0]], bare[0], kind_of)
+        if value is not None:
+            out[unfilled[0]] = value
     return out or None
 
 
 def _prefix(said: str, part: str) -> int:
     return len(said) if part.strip().lower().startswith(said.lower()) else 0
+
+
+def _depths(text: str) -> list[int]:
+    """The bracket depth at each character of ``text``, quoted stretches counted as one deeper."""
+    depths, depth, quoted = [], 0, False
+    for char in text:
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in "([":
+            depth += 1
+        elif not quoted and char in ")]":
+            depth = max(depth - 1, 0)
+        depths.append(depth + quoted)
+    return depths
+
+
+def _groups(text: str) -> list[str]:
+    """The top-level ``(…)`` groups of ``text``, nested groups kept inside their parent."""
+    depths, out, start = _depths(text), [], None
+    for index, char in enumerate(text):
+        if char == "(" and depths[index] == 1 and (index == 0 or depths[index - 1] == 0):
+            start = index
+        elif char == ")" and depths[index] == 0 and start is not None:
+            out.append(text[start : index + 1])
+            start = None
+    return out
+
+
+def _fields_of(inner: str, labels: list[str]) -> list[str]:
+    """``key value, key value`` split at the top-level commas that start another key: a
+    nested object's ``(…)`` and a list value's own commas stay whole."""
+    depths, cuts = _depths(inner), [0]
+    for index, char in enumerate(inner):
+        if char != "," or depths[index]:
+            continue
+        rest = inner[index + 1 :].lstrip().lower()
+        if any(rest.startswith(said.lower()) for said in labels if said):
+            cuts.append(index + 1)
+    cuts.append(len(inner) + 1)
+    return [inner[a : b - 1] for a, b in pairwise(cuts)]

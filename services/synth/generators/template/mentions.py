@@ -56,6 +56,7 @@ operator or a coefficient and a power ("the coefficient of x^2" names a term, no
 _ABBREVIATED = re.compile(r"\b(?:Inc|Corp|Co|Ltd|Jr|Sr|St|Bros)\.$")
 _TUPLE = re.compile(r"\((\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+\s*)\)")
 _LIST = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\]){1,400})\]")
+_UUID = re.compile(r"(?<![\w-])[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}(?![\w-])", re.I)
 _CODE = re.compile(
     r"(?<![\w/])(?=[\w/.:-]*\d)(?=[\w/.:-]*[A-Za-z/])[A-Za-z0-9][\w/.:-]*[A-Za-z0-9](?![\w/])"
 )
@@ -194,6 +195,8 @@ def _found(text: str, reference: date | None, naming: frozenset[str]) -> tuple[M
     found = _Spans(text, naming)
     for m in _FEET_INCHES.finditer(text):  # "6 feet 2 inches", 5'11": one height, in inches
         found.add(m.start(), m.end(), "number", float(int(m[1]) * 12 + int(m[2])))
+    for m in _UUID.finditer(text):  # "id: 3acaaf82-…": one id, not a setting of 3
+        found.add(m.start(), m.end(), "code", m[0])
     _find_literals(found)
     for m in _POWER_OF_TEN.finditer(text):  # "8.854 x 10^-12": one number
         found.add(m.start(), m.end(), "number", float(m[1]) * 10 ** int(m[2]))

@@ -43,6 +43,7 @@ from services.synth.generators.template.asks import (
     _SAME,
     _complete_calls,
     _each_of,
+    _fitting_calls,
     _inherit,
     _same_again,
 )
@@ -120,7 +121,7 @@ def read(query: str, tools: Sequence[Tool], reference: date | None = None) -> tu
     for spec, texts in _runs(_route(query, specs)):
         new = _run_calls(spec, texts, calls, reference)
         calls.extend([c for c in new if c not in calls])  # a closing recap: nothing new
-    return tuple(_complete_calls(_inherit(calls, specs), specs))
+    return tuple(_fitting_calls(_complete_calls(_inherit(calls, specs), specs), specs))
 
 
 def _run_calls(

@@ -370,7 +370,8 @@ def _split_outside(pattern: re.Pattern[str], text: str) -> list[str]:
     """``pattern.split(text)`` (one capturing group) that never cuts inside quotes, brackets
     or parentheses (a quote around the whole text is none)."""
     whole = len(text.rstrip())
-    grouped = [g.span() for g in _GROUPED.finditer(text) if g.span() != (0, whole)]
+    spans = [g.span() for g in _GROUPED.finditer(text)] + _nested(text)
+    grouped = [span for span in spans if span != (0, whole)]
     out, start = [], 0
     for m in pattern.finditer(text):
         if any(a < m.start() < b for a, b in grouped):
@@ -378,6 +379,22 @@ def _split_outside(pattern: re.Pattern[str], text: str) -> list[str]:
         out += [text[start : m.start()], m[1]]
         start = m.end()
     return [*out, text[start:]]
+
+
+def _nested(text: str) -> list[tuple[int, int]]:
+    """The spans of outermost ``(…)`` groups that hold another group ("(name …, address
+    (street …))": one object value, never cut at its commas)."""
+    spans, depth, start, inner = [], 0, 0, False
+    for index, char in enumerate(text):
+        if char == "(":
+            depth, inner = depth + 1, inner or depth > 0
+            start = index if depth == 1 else start
+        elif char == ")" and depth:
+            depth -= 1
+            if depth == 0 and inner:
+                spans.append((start, index + 1))
+            inner = inner and depth > 0
+    return spans
 
 
 def _ask_split(clause: str, specs: Sequence[_Tool], idf: Mapping[str, float]) -> list[str]:

@@ -175,7 +175,9 @@ def _labelled(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]]
         scored = [(sum(p.stems.get(w, 0.0) for w in stems), i) for i, p in enumerate(params)]
         score, index = max(scored, default=(0.0, -1))
         if score < 1.0:
-            continue
+            index = _object_by_keys(params, raw)
+            if index < 0:
+                continue
         if params[index].kind != "array" and re.fullmatch(r"\[.*\]", raw.strip()):
             continue  # "in ascending order: ['Sam', 'Alice']": a list is no order
         value = parse_value(params[index].schema, raw, _kind)
@@ -183,6 +185,25 @@ def _labelled(params: Sequence[_Param], text: str) -> tuple[dict[str, list[Any]]
             found.setdefault(params[index].name, []).insert(0, value)
             text = text[:start] + " " + text[end:]
     return found, text
+
+
+def _object_by_keys(params: Sequence[_Param], raw: str) -> int:
+    """The one object parameter whose property labels open the fields of a ``(key value, …)``
+    value whose label named no parameter ("new: (full name …, address (…))"); -1 if none."""
+    if not re.fullmatch(r"\(.*\)", raw.strip(), re.S):
+        return -1
+    inner = raw.strip()[1:].lower()
+    fits = [
+        i
+        for i, p in enumerate(params)
+        if p.kind == "object"
+        and all(
+            inner.startswith(label(k).lower()) or f", {label(k).lower()} " in inner
+            for k in p.schema.get("required") or ()
+        )
+        and any(inner.startswith(label(k).lower()) for k in p.schema.get("properties") or {})
+    ]
+    return fits[0] if len(fits) == 1 else -1
 
 
 _GENDER = re.compile(rf"\b(?:{'|'.join(sorted(_GENDERS))})\b", re.I)
