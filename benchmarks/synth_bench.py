@@ -31,6 +31,11 @@ generator, same truths, same run. Figures:
   ``model_solver_load_s``, ``model_solver_dtype``, ``model_solver_threads``;
   ``--model-solver-n`` takes the first N held-out questions of each category instead of
   all, and ``bfcl_solver_accuracy_same_questions`` is then the rule reader on exactly those.
+- ``naturalness_by_catalog`` (``--natural-n``, 400 truths a catalog; 0 turns it off): per
+  catalog (the built-in one; BFCL's held-out functions as a user's catalog) the questions'
+  ``query_nll_gap`` against BFCL's human questions under ``--judge`` (``smollm2-135m``;
+  ``none``: no NLLs), ``label_leak_rate``, ``distinct_2`` beside BFCL's, acceptance and
+  speed (:mod:`benchmarks.synth_natural`).
 - ``sample_us``: microseconds per stage-1 ground truth (:meth:`Sampler.sample`, built-in
   catalog, 2000 draws); ``simple_check_us``: microseconds per call check
   (:func:`~services.synth.checker.check_calls`) of a correct one-call ``simple`` answer
@@ -51,6 +56,7 @@ from typing import Any
 
 import typer
 
+from benchmarks.synth_natural import question_naturalness
 from benchmarks.verifier_bench import calibration_us
 from services.synth.calls import CATEGORIES, GroundTruth
 from services.synth.catalog import builtin_catalog
@@ -182,9 +188,11 @@ def run(
     model_solver: str | None = None,
     model_solver_n: int | None = None,
     threads: int = 1,
+    natural_n: int = 0,
+    judge: str | None = None,
 ) -> dict[str, Any]:
     """Sample ``n`` ground truths and synthesise each with and without feedback; with
-    ``model_solver``, that model on BFCL's held-out half too."""
+    ``model_solver`` or ``natural_n``, the figures of the module doc beside."""
     calibration = calibration_us()
     tools = builtin_catalog()
     generator = TemplateGenerator()
@@ -205,6 +213,7 @@ def run(
     model = (
         bfcl_model_solver(model_solver, n=model_solver_n, threads=threads) if model_solver else {}
     )
+    natural = natural_n and question_naturalness(judge, n=natural_n, seed=seed, threads=threads)
     return {
         "n": n,
         "seed": seed,
@@ -226,6 +235,7 @@ def run(
         **_naturalness(baseline, "baseline_"),
         **bfcl_solver(),
         **model,
+        **(natural or {}),
         **micro(tools, seed=seed),
         "python_calibration_us": calibration,
     }
@@ -246,6 +256,12 @@ def cli(
         0, min=0, help="The model's questions per category: the half's first N (0: all)."
     ),
     threads: int = typer.Option(1, min=0, help="torch threads of the model (0: torch's own)."),
+    natural_n: int = typer.Option(
+        400, min=0, help="Truths per catalog whose questions are judged (0: none)."
+    ),
+    judge: str = typer.Option(
+        "smollm2-135m", help="The named base that scores questions' NLL ('none': no NLL)."
+    ),
 ) -> None:
     """Run the ToolLoop with and without feedback and write the figures as JSON."""
     results = run(
@@ -255,6 +271,8 @@ def cli(
         model_solver=model_solver,
         model_solver_n=model_solver_n or None,
         threads=threads,
+        natural_n=natural_n,
+        judge=None if judge == "none" else judge,
     )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

@@ -47,7 +47,7 @@ def test_the_synth_harness_reports_every_figure() -> None:
 
 def test_the_synth_command_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "synth.json"
-    result = CliRunner().invoke(app, ["synth", "--n", "10", "--json", str(out)])
+    result = CliRunner().invoke(app, ["synth", "--n", "10", "--natural-n", "0", "--json", str(out)])
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["n"] == 10
 
