@@ -17,7 +17,7 @@ from functools import lru_cache
 from services.synth.generators.template.phrases import NOUN_SWAPS
 from services.synth.surface import NUMBER_WORDS
 
-__all__ = ["MAX_WORDS", "described_action"]
+__all__ = ["MAX_WORDS", "described_action", "is_verb"]
 
 MAX_WORDS = 9
 
@@ -59,6 +59,11 @@ def _base_form(word: str) -> str:
     if word.endswith("es") and word[:-2] in _VERBS:
         return word[:-2]
     return word[:-1] if word.endswith("s") and word[:-1] in _VERBS else ""
+
+
+def is_verb(word: str) -> bool:
+    """Whether ``word`` is one of the verbs a description opens with, in any form."""
+    return word.lower() in _VERBS or word.lower() == "include" or bool(_base_form(word))
 
 
 def _numeric(word: str) -> bool:

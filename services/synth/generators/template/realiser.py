@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool, parameters, tool_name
-from services.synth.generators.template.gist import described_action
+from services.synth.generators.template.gist import described_action, is_verb
 from services.synth.generators.template.phrases import (
     CONNECTORS,
     NOUN_SWAPS,
@@ -67,7 +67,7 @@ _PEOPLE = frozenset({"guests", "passengers", "travellers", "attendees", "party",
 _SHAPES = ("request", "question", "context", "want")
 _ASK = ("Could you {vp}", "Can you {vp}", "Would you {vp}", "Please {vp}")
 _WANT = ("I'd like to {vp}", "I need to {vp}", "I want to {vp}", "Help me {vp}", "{vp}")
-_CONTEXT = ("This is {ctx}.", "Details: {ctx}.", "For context, {ctx}.", "So, {ctx}.")
+_CONTEXT = ("For context, {ctx}.", "Some context: {ctx}.")
 
 
 def explicit_targets(issues: Sequence[Issue], n_calls: int) -> set[int]:
@@ -432,8 +432,10 @@ def _say(
 def _flag(words: str, value: bool, rng: random.Random) -> str:
     if not words:
         return ""
+    if is_verb(words.split()[0]):  # "add the air quality index": an action, asked or not
+        return rng.choice(("and {w}", "also {w}")).format(w=words) if value else f"don't {words}"
     if value:
-        return rng.choice(("with {w}", "{w} included", "including {w}")).format(w=words)
+        return rng.choice(("with {w}", "including {w}")).format(w=words)
     return rng.choice(("without {w}", "no {w}")).format(w=words)
 
 
