@@ -67,7 +67,8 @@ def test_a_model_solver_is_judged_beside_the_rule_reader(tiny_checkpoint: Path) 
 def test_the_synth_command_takes_a_model_solver(tiny_checkpoint: Path, tmp_path: Path) -> None:
     pytest.importorskip("bfcl_eval")
     out = tmp_path / "synth.json"
-    args = ["synth", "--n", "4", "--json", str(out), "--model-solver", str(tiny_checkpoint)]
+    args = ["synth", "--n", "4", "--natural-n", "0", "--json", str(out)]
+    args += ["--model-solver", str(tiny_checkpoint)]
     result = CliRunner().invoke(app, [*args, "--model-solver-n", "1"])
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())

@@ -57,10 +57,6 @@ _UNITS = {
 _UNIT_TAIL = re.compile(
     r"\s+in\s+(?:years|minutes|hours|seconds|days|usd|km|kilometres|meters|percent)$"
 )
-_CLAUSE = re.compile(
-    r"(?:^|\s)(?:which|that|where|whose|who|whom|you|we|is|are|will|should|must|can|to be)\b.*$"
-)
-"""Where a description's noun phrase turns into a clause ("city where the park is located")."""
 _DANGLING = frozenset("in of to for at on by with the a an and or from".split())
 _EMPTY = frozenset("which what whose who how when where whether true false value if".split())
 _PEOPLE = frozenset({"guests", "passengers", "travellers", "attendees", "party", "people"})
@@ -96,9 +92,8 @@ def _cue(name: str, description: str, others: tuple[str, ...]) -> str:
     text = re.sub(r"^(?:or|and|of|to|for|the|a|an)\s+", "", text)
     for other in others:
         for form in {other.lower(), label(other).lower(), other.lower().replace("_", " ")}:
-            text = re.sub(rf"\b{re.escape(form)}\b", " \0 ", text)
-    text = re.sub(r"\s+", " ", text).strip(" .,\0")
-    text = re.sub(r"\s+", " ", text.replace("\0", " ")).strip()
+            text = re.sub(rf"\b{re.escape(form)}\b", "", text)
+    text = re.sub(r"\s+", " ", text).strip(" .,")
     text = _UNIT_TAIL.sub("", text)
     text = re.sub(r"\S*\d\S*|[:;#@]", "", text)  # a number in the cue would read as a value
     text = re.sub(rf"\S*\b(?:{'|'.join(NUMBER_WORDS)})\b\S*", "", text)
