@@ -31,6 +31,11 @@ generator, same truths, same run. Figures:
   ``model_solver_load_s``, ``model_solver_dtype``, ``model_solver_threads``;
   ``--model-solver-n`` takes the first N held-out questions of each category instead of
   all, and ``bfcl_solver_accuracy_same_questions`` is then the rule reader on exactly those.
+- ``naturalness_by_catalog`` (``--natural-n``, 400 truths a catalog; 0 turns it off): per
+  catalog (the built-in one; BFCL's held-out functions as a user's catalog) the questions'
+  ``query_nll_gap`` against BFCL's human questions under ``--judge`` (``smollm2-135m``;
+  ``none``: no NLLs), ``label_leak_rate``, ``distinct_2`` beside BFCL's, acceptance and
+  speed (:mod:`benchmarks.synth_natural`).
 - ``sample_us``: microseconds per stage-1 ground truth (:meth:`Sampler.sample`, built-in
   catalog, 2000 draws); ``simple_check_us``: microseconds per call check
   (:func:`~services.synth.checker.check_calls`) of a correct one-call ``simple`` answer
@@ -57,6 +62,7 @@ import typer
 
 from benchmarks.synth_catalogs import CATALOGS
 from benchmarks.synth_catalogs import run as catalog_run
+from benchmarks.synth_natural import question_naturalness
 from benchmarks.verifier_bench import calibration_us
 from services.synth.calls import CATEGORIES, GroundTruth
 from services.synth.catalog import builtin_catalog
@@ -191,15 +197,20 @@ def run(
     catalogs: Sequence[str] = (),
     per_function: int = 20,
     catalog_max_n: int = 4000,
+    natural_n: int = 0,
+    judge: str | None = None,
 ) -> dict[str, Any]:
     """Sample ``n`` ground truths and synthesise each with and without feedback (``n`` 0:
     skipped); with ``model_solver``, that model on BFCL's held-out half too; with
-    ``catalogs``, :func:`benchmarks.synth_catalogs.run` on those catalogs."""
+    ``catalogs``, :func:`benchmarks.synth_catalogs.run` on those catalogs; with
+    ``natural_n``, the questions' naturalness per catalog."""
     per_catalog = (
         {"catalogs": catalog_run(catalogs, per_function=per_function, max_n=catalog_max_n)}
         if catalogs
         else {}
     )
+    if natural_n:
+        per_catalog |= question_naturalness(judge, n=natural_n, seed=seed, threads=threads)
     if n <= 0:
         return {"seed": seed, **per_catalog}
     return (
@@ -293,6 +304,12 @@ def cli(
     ),
     per_function: int = typer.Option(20, min=1, help="Ground truths per catalog function."),
     catalog_max_n: int = typer.Option(4000, min=1, help="At most this many per catalog."),
+    natural_n: int = typer.Option(
+        400, min=0, help="Truths per catalog whose questions are judged (0: none)."
+    ),
+    judge: str = typer.Option(
+        "smollm2-135m", help="The named base that scores questions' NLL ('none': no NLL)."
+    ),
 ) -> None:
     """Run the ToolLoop with and without feedback and write the figures as JSON."""
     results = run(
@@ -305,6 +322,8 @@ def cli(
         catalogs=[c.strip() for c in catalogs.split(",") if c.strip()],
         per_function=per_function,
         catalog_max_n=catalog_max_n,
+        natural_n=natural_n,
+        judge=None if judge == "none" else judge,
     )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

@@ -47,8 +47,8 @@ def test_the_synth_harness_reports_every_figure() -> None:
 
 def test_the_synth_command_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "synth.json"
-    arguments = ["--n", "10", "--catalogs", "library", "--per-function", "2", "--json", str(out)]
-    result = CliRunner().invoke(app, ["synth", *arguments])
+    arguments = ["--n", "10", "--catalogs", "library", "--per-function", "2", "--natural-n", "0"]
+    result = CliRunner().invoke(app, ["synth", *arguments, "--json", str(out)])
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())
     assert figures["n"] == 10 and figures["catalogs"]["library"]["n"] == 12
@@ -70,7 +70,8 @@ def test_a_model_solver_is_judged_beside_the_rule_reader(tiny_checkpoint: Path) 
 def test_the_synth_command_takes_a_model_solver(tiny_checkpoint: Path, tmp_path: Path) -> None:
     pytest.importorskip("bfcl_eval")
     out = tmp_path / "synth.json"
-    args = ["synth", "--n", "4", "--json", str(out), "--model-solver", str(tiny_checkpoint)]
+    args = ["synth", "--n", "4", "--natural-n", "0", "--json", str(out)]
+    args += ["--model-solver", str(tiny_checkpoint)]
     result = CliRunner().invoke(app, [*args, "--model-solver-n", "1"])
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())

@@ -91,7 +91,11 @@ def test_runs_of_single_seeds_combine_with_the_bases_figures(tmp_path: Path):
 @pytest.mark.real_model
 def test_a_trained_arm_of_the_real_base_is_judged_on_bfcl(real_base, tmp_path):
     ladder = Ladder(
-        base=str(real_base.path), examples=4, batch_size=4, categories=("simple",), n=1,
+        base=str(real_base.path),
+        examples=4,
+        batch_size=4,
+        categories=("simple",),
+        n=1,
         arms=("toolloop",),
     )
     arms = run_seed(ladder, 0, tmp_path, say=lambda _line: None)

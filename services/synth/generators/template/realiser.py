@@ -25,15 +25,28 @@ from functools import lru_cache
 from typing import Any
 
 from services.synth.calls import Call, GroundTruth, Issue, Tool, parameters, tool_name
-from services.synth.generators.template.phrases import CONNECTORS, NOUN_SWAPS, verb_phrase
+from services.synth.generators.template.gist import described_action, is_verb
+from services.synth.generators.template.phrases import (
+    CONNECTORS,
+    NOUN_SWAPS,
+    VERB_SYNONYMS,
+    verb_phrase,
+)
 from services.synth.generators.template.written import is_relative, written
 from services.synth.query_check import reference_date
 from services.synth.surface import NUMBER_WORDS, label
 
-__all__ = ["cue", "explicit_targets", "realise"]
+__all__ = ["action", "cue", "explicit_targets", "realise"]
 
 _WORDS = {v: k for k, v in NUMBER_WORDS.items()}
 _LEAD = re.compile(r"^(?:the|a|an|number of|amount of|how many|whether to|whether|if)\s+", re.I)
+_BOILER = re.compile(
+    r"^(?:optional(?:ly)?(?: parameter| flag| field)?(?: that| to| for| indicating)?"
+    r"|(?:a )?(?:boolean )?flag(?: to| for| indicating| that)?|indicates?(?: if| whether)?"
+    r"|set(?: to)? true(?: to| if)?|true if|(?:if|when) (?:set to )?true,?|specif(?:y|ies)"
+    r"|(?:a )?parameter(?: to| for| that)?|(?:the )?name of the|(?:the )?name of)\s+",
+    re.I,
+)
 _CUT = re.compile(r"\s*(?:,|;|\(|\be\.g\.|\bfor example\b|\bsuch as\b|\.\s|\.$).*$", re.I)
 _PLACE = re.compile(r"\b(?:city|town|location|place|country|address|station|area)\b", re.I)
 _UNITS = {
@@ -50,7 +63,7 @@ _PEOPLE = frozenset({"guests", "passengers", "travellers", "attendees", "party",
 _SHAPES = ("request", "question", "context", "want")
 _ASK = ("Could you {vp}", "Can you {vp}", "Would you {vp}", "Please {vp}")
 _WANT = ("I'd like to {vp}", "I need to {vp}", "I want to {vp}", "Help me {vp}", "{vp}")
-_CONTEXT = ("This is {ctx}.", "Details: {ctx}.", "For context, {ctx}.", "So, {ctx}.")
+_CONTEXT = ("For context, {ctx}.", "Some context: {ctx}.")
 
 
 def explicit_targets(issues: Sequence[Issue], n_calls: int) -> set[int]:
@@ -73,6 +86,7 @@ def cue(name: str, schema: Mapping[str, Any], tool: Tool) -> str:
 @lru_cache(maxsize=8192)
 def _cue(name: str, description: str, others: tuple[str, ...]) -> str:
     text = _CUT.sub("", description.strip()).lower()
+    text = _BOILER.sub("", _BOILER.sub("", text)).strip()
     text = _LEAD.sub("", text).strip()
     text = _LEAD.sub("", text).strip()
     text = re.sub(r"^(?:or|and|of|to|for|the|a|an)\s+", "", text)
@@ -162,8 +176,8 @@ def _explicit(tool: Tool, call: Call, avoid: frozenset[str]) -> str:
             parts.append(f"{words}: {_plain(schema, value)}")
         else:
             bare.append(_plain(schema, value))
-    vp = verb_phrase(call.name, avoid=avoid)
-    head = " at " + ", ".join(bare) if bare else ""
+    vp = action(tool, avoid=avoid)
+    head = " for " + ", ".join(bare) if bare else ""
     tail = (" — " + "; ".join(parts)) if parts else ""
     return f"{vp[0].upper()}{vp[1:]}{head}{tail}."
 
@@ -317,8 +331,24 @@ def _natural(
         name = group[0]
         values = [c.arguments[name] for c in calls] if name == varying else [call.arguments[name]]
         phrases.append(_say(name, props.get(name, {}), values, tool, rng, avoid, reference))
-    vp = verb_phrase(call.name, 0 if rng.random() < 0.5 else rng.randint(1, 3), avoid)
+    vp = action(tool, 0 if rng.random() < 0.5 else rng.randint(1, 3), avoid)
     return _shape(vp, [p for p in phrases if p], rng)
+
+
+def action(tool: Tool, synonym: int = 0, avoid: frozenset[str] = frozenset()) -> str:
+    """What the request asks for: from the tool's description when it opens with a verb
+    (``synonym`` > 0 swaps that verb for one of its synonyms), else from its name."""
+    function = tool["function"]
+    said = described_action(str(function.get("description", "")), avoid)
+    if said is None:
+        return verb_phrase(function["name"], synonym, avoid)
+    verb, _, rest = said.partition(" ")
+    choices = [c for c in VERB_SYNONYMS.get(verb, ()) if c not in avoid]
+    if (synonym or verb in avoid) and choices:
+        verb = choices[(synonym - 1) % len(choices)]
+    elif verb in avoid:
+        return verb_phrase(function["name"], synonym, avoid)
+    return f"{verb} {rest}".strip()
 
 
 def _twins(
@@ -380,9 +410,7 @@ def _say(
     said = [_value(name, schema, v, rng, avoid, reference) for v in values]
     text = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
     if "enum" in schema and not _shared_enum(name, schema, tool):
-        return rng.choice(("{v}", "{v} ({w})", "going with {v}")).format(
-            v=text, w=words or "please"
-        )
+        return text if not words or rng.random() < 0.5 else f"{text} {words}"
     if kind in ("integer", "number") and _unit(name, schema):
         return text
     if schema.get("format") == "email":
@@ -399,9 +427,11 @@ def _say(
 def _flag(words: str, value: bool, rng: random.Random) -> str:
     if not words:
         return ""
+    if is_verb(words.split()[0]):  # "add the air quality index": an action, asked or not
+        return rng.choice(("and {w}", "also {w}")).format(w=words) if value else f"don't {words}"
     if value:
-        return rng.choice(("{w}", "also {w}", "{w} too")).format(w=words)
-    return rng.choice(("without {w}", "and not {w}", "no {w}")).format(w=words)
+        return rng.choice(("with {w}", "including {w}")).format(w=words)
+    return rng.choice(("without {w}", "no {w}")).format(w=words)
 
 
 def _shared_enum(name: str, schema: Mapping[str, Any], tool: Tool) -> bool:
