@@ -47,6 +47,9 @@ class PlannerSettings(TaskLimitSettings):
     """The media root as editing apps see it (``REFINERY_MEDIA_URL_BASE``, e.g. a shared drive
     ``/Volumes/Projects/reel`` or ``smb://nas/reel``): OTIO exports name media under it.
     Unset: absolute ``file://`` URLs under the media root."""
+    analyze_workers: int = Field(default=0, ge=0)
+    """Files a media-analysis job analyses at once, each in its own process
+    (``REFINERY_ANALYZE_WORKERS``); 0: as many as the cores this planner may run on."""
     max_rounds_limit: int = 64
     max_candidates_limit: int = 64
     max_teachers: int = 8
