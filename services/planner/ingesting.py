@@ -277,6 +277,7 @@ class AnalysisRun:
         self.units = [Unit(i, kind, uri) for i, (kind, uri) in enumerate(kinds)]
         self.workers = settings.analyze_workers or cores_given()
         self.pool_cpu_s = 0.0
+        self.pool_peaks_mb: dict[int, float] = {}
         self._beat = 0.0
 
     def run(self) -> dict[str, Any]:
@@ -316,6 +317,7 @@ class AnalysisRun:
                     unit, answer = futures.pop(future), future.result()
                     running.pop(unit.index, None)
                     self.pool_cpu_s += answer["cpu_s"]
+                    self.pool_peaks_mb[answer["pid"]] = answer["peak_mb"]
                     if "error" in answer:
                         unit.error = {"path": unit.uri, **answer["error"]}
                     else:
@@ -378,6 +380,7 @@ def analyze_handler(settings: PlannerSettings, engine: Engine) -> Handler:
             "errors": len(output["errors"]),
             "footage_s": final["footage_s_total"],
             "pool_cpu_s": round(run.pool_cpu_s, 3),
+            "pool_peak_rss_mb": round(sum(run.pool_peaks_mb.values()), 1),
         }
 
     return handle

@@ -98,7 +98,7 @@ def test_a_job_analyses_each_file_and_reports_progress(settings, engine, monkeyp
     footage_s = sum(c["duration_s"] for c in output["clips"])
     assert done.result == {
         "clips": 4, "music": 0, "errors": 0, "footage_s": pytest.approx(footage_s, abs=0.1),
-        "pool_cpu_s": 0.0,
+        "pool_cpu_s": 0.0, "pool_peak_rss_mb": 0.0,
     }  # fmt: skip
     assert done.progress == {
         "files_done": 2, "files_total": 2, "current": None,
@@ -223,4 +223,5 @@ def test_a_pool_of_processes_gives_the_same_output_in_the_same_order(settings, e
     assert [e["code"] for e in side_by_side["errors"]] == ["not_media"]
     done = other.get(job.id)
     assert done.result["pool_cpu_s"] > 0  # measured in the pool's processes
+    assert done.result["pool_peak_rss_mb"] > 10
     assert done.progress["files_done"] == 3 and done.progress["footage_s_done"] > 4
