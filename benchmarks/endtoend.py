@@ -27,6 +27,7 @@ render job (polled) → the MP4. Figures:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import resource
@@ -164,11 +165,19 @@ def _figures(shoot: Shoot, seen: dict[str, Any], out: Path) -> dict[str, Any]:
 
 
 def run(
-    *, media_dir: Path | None = None, short: bool = False, workers: int = 0, relevance: str = "auto"
+    *,
+    media_dir: Path | None = None,
+    short: bool = False,
+    workers: int = 0,
+    relevance: str = "auto",
+    files: int | None = None,
 ) -> dict[str, Any]:
     """Write (or reuse) the shoot under ``media_dir`` and time the path through the services
-    (``relevance``: how the planner ranks clips, ``auto`` as a planner started by default)."""
+    (``relevance``: how the planner ranks clips, ``auto`` as a planner started by default;
+    ``files``: only the shoot's first files)."""
     size = SHORT if short else FULL
+    if files is not None:
+        size = dataclasses.replace(size, files=min(files, size.files))
     with tempfile.TemporaryDirectory(prefix="endtoend-") as scratch:
         root = Path(media_dir) if media_dir else Path(scratch) / "media"
         shoot = write_shoot(root, files=size.files, file_s=size.file_s, scale=size.scale,
@@ -211,8 +220,11 @@ def cli(
     relevance: str = typer.Option(
         "auto", help="auto, minilm or tfidf: how the planner ranks clips (REFINERY_RELEVANCE)."
     ),
+    files: int | None = typer.Option(
+        None, help="Only the shoot's first FILES files (all 20 of 30 s unless given)."
+    ),
 ) -> None:
     """Time a shoot and a track in, a rendered cut out, through the services."""
-    results = run(media_dir=media, short=short, workers=workers, relevance=relevance)
+    results = run(media_dir=media, short=short, workers=workers, relevance=relevance, files=files)
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))
