@@ -337,14 +337,16 @@ class AnalysisRun:
         finished = [u for u in self.units if u.finished]
         done_s = sum(u.duration_s for u in finished)
         done_s += sum(self.units[i].duration_s * f for i, f in running.items())
-        current = self.units[min(running)].uri if running else None
-        return {
+        progress = {
             "files_done": len(finished),
             "files_total": len(self.units),
-            "current": current,
+            "current": self.units[min(running)].uri if running else None,
             "footage_s_done": round(done_s, 2),
             "footage_s_total": round(sum(u.duration_s for u in self.units), 2),
         }
+        if running:
+            progress["current_fraction"] = round(running[min(running)], 3)
+        return progress
 
     def _output(self) -> dict[str, Any]:
         clips: list[dict] = []
