@@ -165,6 +165,32 @@ def _summary(per_task: list[dict[str, Any]], proposer: str, relevance: str) -> d
     }
 
 
+def _plan_row(planner: TestClient, row: dict[str, Any], proposer: str, seed: int) -> dict:
+    """One task planned from scratch and from a naive draft, with its figures."""
+    body = {"task": row["task"], "options": {"proposer": proposer, "seed": seed}}
+    start = time.perf_counter()
+    answer = planner.post("/v1/plan", json=body)
+    elapsed = time.perf_counter() - start
+    answer.raise_for_status()
+    plan = answer.json()
+    naive = _simple_draft(row["task"])
+    repair = planner.post("/v1/plan", json={**body, "timeline": naive})
+    repair.raise_for_status()
+    return {
+        "upper_bound": plan["ves_upper_bound"],
+        "naive_draft_ves": repair.json()["draft_ves"],
+        "naive_repaired_ves": repair.json()["ves"],
+        "task_id": plan["task_id"],
+        "flagged_feasible": row["feasible"],
+        "ves": plan["ves"],
+        "draft_ves": plan["draft_ves"],
+        "feasible": plan["feasible"],
+        "named": plan["infeasible_constraints"],
+        "rounds": len(plan["rounds"]),
+        "seconds": elapsed,
+    }
+
+
 def run(
     tasks: Path | None,
     *,
@@ -197,30 +223,7 @@ def run(
         with TestClient(build_app(settings, verifier=verifier)) as planner, Progress() as bar:
             progress = bar.add_task("planning", total=len(rows))
             for row in rows:
-                body = {"task": row["task"], "options": {"proposer": proposer, "seed": seed}}
-                start = time.perf_counter()
-                answer = planner.post("/v1/plan", json=body)
-                elapsed = time.perf_counter() - start
-                answer.raise_for_status()
-                plan = answer.json()
-                naive = _simple_draft(row["task"])
-                repair = planner.post("/v1/plan", json={**body, "timeline": naive})
-                repair.raise_for_status()
-                per_task.append(
-                    {
-                        "upper_bound": plan["ves_upper_bound"],
-                        "naive_draft_ves": repair.json()["draft_ves"],
-                        "naive_repaired_ves": repair.json()["ves"],
-                        "task_id": plan["task_id"],
-                        "flagged_feasible": row["feasible"],
-                        "ves": plan["ves"],
-                        "draft_ves": plan["draft_ves"],
-                        "feasible": plan["feasible"],
-                        "named": plan["infeasible_constraints"],
-                        "rounds": len(plan["rounds"]),
-                        "seconds": elapsed,
-                    }
-                )
+                per_task.append(_plan_row(planner, row, proposer, seed))
                 bar.advance(progress)
             if small_tier > 0:
                 tier = list(editbench_small.small_tier(small_tier, seed))
