@@ -19,6 +19,8 @@ render job (polled) → the MP4. Figures:
   benchmark scores them); ``beat_f``: its beats against the track's, ±70 ms.
 - ``ves`` and ``feasible``: the plan's verdict; ``render_duration_error_s``: the MP4's
   length less the timeline's.
+- ``ready_s``: from the planner's start to its ``/readyz`` (the start-up warm-up), before
+  the clock of ``total_s`` starts, as ``refinery up`` waits for it.
 - ``workers``: files analysed at once (``REFINERY_ANALYZE_WORKERS``; by default the cores
   this process may use), ``cores``, ``python_calibration_us`` and ``load_average``.
 
@@ -88,6 +90,17 @@ def _finished(client: PlannerClient, job_id: str, poll_s: float = 0.1) -> Any:
     if job.status != "succeeded":
         raise RuntimeError(f"job {job_id} {job.status}: {job.error}")
     return job
+
+
+def _timed_ready(http: TestClient, limit_s: float = 600.0) -> float:
+    """Seconds until the planner's ``/readyz`` says ready (its warm-up done), as ``refinery
+    up`` waits before it runs a command."""
+    started = time.perf_counter()
+    while http.get("/readyz").status_code != 200:
+        if time.perf_counter() - started > limit_s:
+            raise RuntimeError(f"the planner was not ready within {limit_s:g} s")
+        time.sleep(0.1)
+    return round(time.perf_counter() - started, 2)
 
 
 def _journey(client: PlannerClient, shoot: Shoot, size: Size, out: Path) -> dict[str, Any]:
@@ -190,6 +203,7 @@ def run(
         with serve("services.verifier.app:app", workers=1) as url, VerifierClient(url) as verifier:
             app = build_app(settings, verifier=verifier)
             with TestClient(app) as http, PlannerClient(http_client=http) as client:
+                ready_s = _timed_ready(http)
                 seen = _journey(client, shoot, size, Path(scratch))
                 figures = _figures(shoot, seen, Path(scratch))
         result = seen["job"].result
@@ -198,6 +212,7 @@ def run(
         **figures,
         "cpu_s": round(cpu_s, 2),
         "peak_rss_mb": _peak_rss_mb(result.get("pool_peak_rss_mb", 0.0)),
+        "ready_s": ready_s,
         "workers": workers or cores_given(),
         "relevance": relevance,
         "cores": cores_given(),
