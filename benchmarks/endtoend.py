@@ -107,7 +107,8 @@ def _journey(client: PlannerClient, shoot: Shoot, size: Size, out: Path) -> dict
     """The README's path, each step timed; what each step answered."""
     spent: dict[str, float] = {}
     started = time.perf_counter()
-    job = client.analyze_media(["footage"], music=["music"], captions="auto")
+    files = [f"footage/{truth.path.name}" for truth in shoot.footage]
+    job = client.analyze_media(files, music=[f"music/{shoot.track.path.name}"], captions="auto")
     job = _timed(lambda: _finished(client, job.job_id), spent, "analyze_s")
     analysis = client.job_json(job.job_id)
     brief = BRIEF.format(low=size.cut_s[0], high=size.cut_s[1])
