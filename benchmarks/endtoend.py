@@ -12,7 +12,8 @@ render job (polled) → the MP4. Figures:
   ``compile_s``, ``plan_s`` (the OTIO export included) and ``render_s`` split it.
 - ``cpu_s``: CPU seconds of the whole run: this process, the children it waited for (the
   verifier, the render's and the in-thread analysis' ffmpeg) and the analysis pool's
-  processes as the job reports them (``pool_cpu_s``).
+  processes as the job reports them (``analysis_pool_cpu_s``; 0 when one worker analysed
+  the files in the job's thread).
 - ``peak_rss_mb``: this process's peak resident memory, plus the largest child's, plus
   every analysis process's peak (an upper bound on the whole run at any one moment).
 - ``shot_f1``: the analysis' cuts against the true ones, ±2 frames (as the ingest
@@ -212,6 +213,7 @@ def run(
     return {
         **figures,
         "cpu_s": round(cpu_s, 2),
+        "analysis_pool_cpu_s": result.get("pool_cpu_s", 0.0),
         "peak_rss_mb": _peak_rss_mb(result.get("pool_peak_rss_mb", 0.0)),
         "ready_s": ready_s,
         "workers": workers or cores_given(),

@@ -48,4 +48,4 @@ def test_a_short_run_goes_from_footage_to_a_rendered_cut(tmp_path: Path) -> None
     assert SHORT.cut_s[0] <= figures["cut_s"] <= SHORT.cut_s[1]
     assert abs(figures["render_duration_error_s"]) < 0.2
     assert figures["cpu_s"] > 0 and figures["peak_rss_mb"] > 50
-    assert figures["python_calibration_us"] > 0
+    assert figures["python_calibration_us"] > 0 and figures["ready_s"] >= 0
