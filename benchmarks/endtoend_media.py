@@ -79,7 +79,7 @@ def write_shoot(
     file_s: float = FILE_S,
     scale: float = 1.0,
     track_s: float = TRACK.seconds,
-    timeout_s: float = 600.0,
+    timeout_s: float = 1800.0,
 ) -> Shoot:
     """Write the shoot under ``<folder>/footage`` and the track under ``<folder>/music``
     (files already written from the same filter graph are kept) and return their truth."""
