@@ -312,7 +312,7 @@ class AnalysisRun:
             futures = {pool.submit(*self.analyzer.task(unit)): unit for unit in todo}
             while futures:
                 done, _ = wait(futures, timeout=1.0, return_when=FIRST_COMPLETED)
-                running.update(pool.fractions())
+                running.update((k, f) for k, f in pool.fractions() if not self.units[k].finished)
                 for future in done:
                     unit, answer = futures.pop(future), future.result()
                     running.pop(unit.index, None)
