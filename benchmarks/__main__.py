@@ -9,6 +9,7 @@ from benchmarks import (
     bfcl_bench,
     brief_bench,
     editbench,
+    endtoend,
     fuzz,
     gpu_smoke,
     ingest,
@@ -44,6 +45,9 @@ app.command(
 app.command("ingest", help="Shots, tags, beats and downbeats on generated media with known truth.")(
     ingest.cli
 )
+app.command(
+    "endtoend", help="A shoot and a track in, a rendered cut out: the README's path, timed."
+)(endtoend.cli)
 app.command("parse", help="Parse rate of an untrained checkpoint under constrained decoding.")(
     parse_bench.cli
 )

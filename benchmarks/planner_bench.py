@@ -24,6 +24,12 @@ uvicorn on localhost. Figures:
   of wall time); ``exact_cpu_p95_s`` and ``exact_proven_cpu_s`` (the most CPU time any
   proven task took) read the same solves by process CPU time, which a loaded machine does
   not inflate. ``--n 0`` runs the small tier alone (no tasks file needed).
+- ``first_plan_s`` / ``tenth_plan_s``: a planner started fresh by uvicorn (as ``refinery
+  up`` starts it, relevance ``auto``), once its ``/readyz`` answers, plans the small tier's
+  first ten tasks over HTTP (ten different tasks: MiniLM embeds each new pool's captions,
+  so planning one task ten times would flatter the tenth): the first and the tenth plan's
+  wall time, ``median_plan_s`` of all ten, and ``ready_s`` from launch to ready (the
+  start-up warm-up, ``REFINERY_WARM_UP``, included; ``--no-warm-up`` measures without it).
 - ``python_calibration_us`` and ``load_1m`` (the 1-minute load average) state the machine's
   conditions with every run.
 - ``relevance``: the backend ``search`` ranked clips with (``--relevance``, TF-IDF unless
@@ -41,6 +47,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import typer
 from fastapi.testclient import TestClient
 from rich.progress import Progress
@@ -158,6 +165,32 @@ def _summary(per_task: list[dict[str, Any]], proposer: str, relevance: str) -> d
     }
 
 
+def _plan_row(planner: TestClient, row: dict[str, Any], proposer: str, seed: int) -> dict:
+    """One task planned from scratch and from a naive draft, with its figures."""
+    body = {"task": row["task"], "options": {"proposer": proposer, "seed": seed}}
+    start = time.perf_counter()
+    answer = planner.post("/v1/plan", json=body)
+    elapsed = time.perf_counter() - start
+    answer.raise_for_status()
+    plan = answer.json()
+    naive = _simple_draft(row["task"])
+    repair = planner.post("/v1/plan", json={**body, "timeline": naive})
+    repair.raise_for_status()
+    return {
+        "upper_bound": plan["ves_upper_bound"],
+        "naive_draft_ves": repair.json()["draft_ves"],
+        "naive_repaired_ves": repair.json()["ves"],
+        "task_id": plan["task_id"],
+        "flagged_feasible": row["feasible"],
+        "ves": plan["ves"],
+        "draft_ves": plan["draft_ves"],
+        "feasible": plan["feasible"],
+        "named": plan["infeasible_constraints"],
+        "rounds": len(plan["rounds"]),
+        "seconds": elapsed,
+    }
+
+
 def run(
     tasks: Path | None,
     *,
@@ -167,6 +200,8 @@ def run(
     relevance: str = "tfidf",
     small_tier: int = 50,
     exact_time_limit_s: float = 10.0,
+    first_tenth: bool = True,
+    warm_up: bool = True,
 ) -> dict[str, Any]:
     """The loop on ``tasks``' first ``n`` rows, then the small tier (``n`` = 0: it alone)."""
     if n > 0 and tasks is None:
@@ -188,36 +223,43 @@ def run(
         with TestClient(build_app(settings, verifier=verifier)) as planner, Progress() as bar:
             progress = bar.add_task("planning", total=len(rows))
             for row in rows:
-                body = {"task": row["task"], "options": {"proposer": proposer, "seed": seed}}
-                start = time.perf_counter()
-                answer = planner.post("/v1/plan", json=body)
-                elapsed = time.perf_counter() - start
-                answer.raise_for_status()
-                plan = answer.json()
-                naive = _simple_draft(row["task"])
-                repair = planner.post("/v1/plan", json={**body, "timeline": naive})
-                repair.raise_for_status()
-                per_task.append(
-                    {
-                        "upper_bound": plan["ves_upper_bound"],
-                        "naive_draft_ves": repair.json()["draft_ves"],
-                        "naive_repaired_ves": repair.json()["ves"],
-                        "task_id": plan["task_id"],
-                        "flagged_feasible": row["feasible"],
-                        "ves": plan["ves"],
-                        "draft_ves": plan["draft_ves"],
-                        "feasible": plan["feasible"],
-                        "named": plan["infeasible_constraints"],
-                        "rounds": len(plan["rounds"]),
-                        "seconds": elapsed,
-                    }
-                )
+                per_task.append(_plan_row(planner, row, proposer, seed))
                 bar.advance(progress)
             if small_tier > 0:
                 tier = list(editbench_small.small_tier(small_tier, seed))
                 small = _small_tier(planner, tier, proposer, seed, exact_time_limit_s)
     summary = _summary(per_task, proposer, relevance) if per_task else {"proposer": proposer}
+    if first_tenth:
+        ten = [row["task"] for row in editbench_small.small_tier(10, seed)]
+        small.update(first_and_tenth(ten, warm_up=warm_up))
     return {**summary, **small, **_conditions()}
+
+
+def first_and_tenth(tasks: list[dict[str, Any]], *, warm_up: bool = True) -> dict[str, Any]:
+    """A fresh planner process plans ``tasks`` (ten) once ready (see the module)."""
+    with (
+        serve("services.verifier.app:app", workers=1) as verifier_url,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        env = {"REFINERY_VERIFIER_URL": verifier_url, "REFINERY_DATA_DIR": scratch,
+               "REFINERY_MEDIA_ROOT": scratch, "REFINERY_RELEVANCE": "auto",
+               "REFINERY_WARM_UP": str(warm_up).lower()}  # fmt: skip
+        launched = time.perf_counter()
+        with serve("services.planner.app:app", workers=1, env=env) as url:
+            while httpx.get(url + "/readyz", timeout=5).status_code != 200:
+                if time.perf_counter() - launched > 300:
+                    raise RuntimeError("the planner was not ready within 300 s")
+                time.sleep(0.05)
+            ready_s = time.perf_counter() - launched
+            times = []
+            for task in tasks:
+                started = time.perf_counter()
+                answer = httpx.post(url + "/v1/plan", json={"task": task}, timeout=600)
+                answer.raise_for_status()
+                times.append(time.perf_counter() - started)
+    return {"first_plan_s": round(times[0], 3), "tenth_plan_s": round(times[-1], 3),
+            "median_plan_s": round(statistics.median(times), 3), "ready_s": round(ready_s, 2),
+            "warm_up": warm_up}  # fmt: skip
 
 
 def _conditions() -> dict[str, Any]:
@@ -239,6 +281,10 @@ def cli(
         50, "--small-tier", help="Small tasks to compare with the exact solver (0: none)."
     ),
     exact_time_limit: float = typer.Option(10.0, help="The exact solver's limit per task (s)."),
+    first_tenth: bool = typer.Option(
+        True, help="Time a fresh planner's first and tenth plan (first_plan_s, tenth_plan_s)."
+    ),
+    warm_up: bool = typer.Option(True, help="That fresh planner warms up at start-up."),
 ) -> None:
     """Run the planner's closed loop on EditBench tasks and write the figures as JSON."""
     results = run(
@@ -249,6 +295,8 @@ def cli(
         relevance=relevance,
         small_tier=small_tier,
         exact_time_limit_s=exact_time_limit,
+        first_tenth=first_tenth,
+        warm_up=warm_up,
     )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

@@ -182,7 +182,7 @@ def up(
             envvar="REFINERY_DATA_DIR", help="Embedded state (SQLite) and logs/<service>.log."
         ),
     ] = Path(".refinery"),
-    timeout: Annotated[float, typer.Option(help="Seconds to wait for every /healthz.")] = 60.0,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for every /readyz.")] = 60.0,
 ) -> None:
     """Start every Refinery service on localhost; stop them on Ctrl-C (or after COMMAND)."""
     from clients.stack import Stack, StackError, select_services

@@ -63,22 +63,15 @@ def analyze(
         SpinnerColumn(),
         TextColumn("analysing {task.fields[current]}"),
         BarColumn(),
-        TextColumn("{task.fields[done]} files"),
+        TextColumn("{task.fields[done]}"),
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=True) as progress:
-        bar = progress.add_task("analyse", total=None, current="", done="0/?")
+        bar = progress.add_task("analyse", total=None, current="", done="0/? files")
         while job.status in {"queued", "running"}:
             time.sleep(0.3)
             job = client.job(job.job_id)
-            done, total = job.progress.get("files_done"), job.progress.get("files_total")
-            progress.update(
-                bar,
-                completed=done or 0,
-                total=total,
-                current=job.progress.get("current") or "",
-                done=f"{done or 0}/{total or '?'}",
-            )
+            progress.update(bar, **_bar_fields(job.progress))
     if job.status != "succeeded":
         from clients.errors import RefineryClientError
 
@@ -92,6 +85,17 @@ def analyze(
         f"{len(output.get('music', []))} music tracks"
     )
     return output
+
+
+def _bar_fields(progress: dict[str, Any]) -> dict[str, Any]:
+    """The bar's length in footage seconds where the planner counts them, else in files."""
+    done, total = progress.get("files_done"), progress.get("files_total")
+    fields = {"current": progress.get("current") or "", "done": f"{done or 0}/{total or '?'} files"}
+    seconds, length = progress.get("footage_s_done"), progress.get("footage_s_total")
+    if length:
+        fields["done"] += f" · {seconds or 0:.0f}/{length:.0f} s of footage"
+        return {**fields, "completed": seconds or 0, "total": length}
+    return {**fields, "completed": done or 0, "total": total}
 
 
 def ledger_table(ledger: Sequence[dict[str, Any]], provenance: Sequence[dict[str, Any]]) -> Table:

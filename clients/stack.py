@@ -133,8 +133,12 @@ def _health(url: str) -> dict | None:
         return None
 
 
-def _healthy(url: str) -> bool:
-    return _health(url) is not None
+def _ready(url: str) -> bool:
+    """Whether ``/readyz`` says ready: the database reached and any start-up warm-up done."""
+    try:
+        return httpx.get(f"{url}/readyz", timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def _is_refinery(service: Service) -> bool:
@@ -157,7 +161,8 @@ class Stack:
             self.env[f"REFINERY_{service.name.upper()}_URL"] = service.url
 
     def start(self, *, timeout: float = 60.0) -> None:
-        """Reuse or launch every service, then wait for each ``/healthz`` (or raise)."""
+        """Reuse or launch every service, then wait until each ``/readyz`` says ready (its
+        warm-up done, so the first request is as fast as the next), or raise."""
         (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
         for service in self.services:
             if _listening(service.host, service.port):
@@ -216,14 +221,12 @@ class Stack:
                         f"healthy; last log lines ({service.log_path}):\n"
                         f"{service.log_tail()}"
                     )
-                if _healthy(service.url):
+                if _ready(service.url):
                     pending.remove(service)
             if pending and time.monotonic() > deadline:
                 names = ", ".join(s.name for s in pending)
                 tails = "\n".join(f"[{s.name}]\n{s.log_tail()}" for s in pending)
-                raise StackError(
-                    f"{names} not healthy after {timeout:g} s; last log lines:\n{tails}"
-                )
+                raise StackError(f"{names} not ready after {timeout:g} s; last log lines:\n{tails}")
             if pending:
                 time.sleep(0.1)
 

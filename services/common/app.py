@@ -102,7 +102,9 @@ def build_app(
     ``settings_dependency``: the service's cached ``get_settings``; it is overridden to
     return ``settings`` so routes and middleware agree. ``app.state`` holds
     ``settings``, ``engine`` and ``metrics`` (register extra metrics on
-    ``app.state.metrics.registry``).
+    ``app.state.metrics.registry``). A service whose start-up warms up in the background
+    sets ``app.state.warm`` (a ``threading.Event``): ``/readyz`` answers 503
+    ``warming_up`` until it is set.
 
     Responses: routes declaring a response model are serialised by Pydantic directly
     (FastAPI's fast path); envelopes and ops routes use :class:`ORJSONResponse`.
@@ -181,6 +183,10 @@ def _ops_router(metrics: HttpMetrics) -> APIRouter:
         engine: Engine | None = request.app.state.engine
         if engine is not None and not await run_in_threadpool(ping, engine):
             return error_response(UnavailableError("database is not reachable"))
+        warm = getattr(request.app.state, "warm", None)
+        if warm is not None and not warm.is_set():
+            why = "warming up: loading what the first request would otherwise wait for"
+            return error_response(UnavailableError(why, code="warming_up"))
         return ORJSONResponse({"status": "ready"})
 
     @router.get("/metrics")

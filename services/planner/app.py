@@ -22,6 +22,7 @@ from services.planner.config import PlannerSettings, get_settings
 from services.planner.ingesting import ANALYZE_KIND, IngestWorker
 from services.planner.registry import ProposerRegistry
 from services.planner.rendering import RENDER_KIND, RenderWorker
+from services.planner.warmup import start_warm_up
 
 
 def build_app(
@@ -40,6 +41,8 @@ def build_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         renders.start()
         ingests.start()
+        if settings.warm_up:
+            start_warm_up(settings, app.state)
         try:
             yield
         finally:

@@ -47,6 +47,13 @@ class PlannerSettings(TaskLimitSettings):
     """The media root as editing apps see it (``REFINERY_MEDIA_URL_BASE``, e.g. a shared drive
     ``/Volumes/Projects/reel`` or ``smb://nas/reel``): OTIO exports name media under it.
     Unset: absolute ``file://`` URLs under the media root."""
+    warm_up: bool = True
+    """Load at start-up what the first plan would load lazily (the relevance model, CP-SAT,
+    the output schemas, the analysis pool's server); ``/readyz`` answers 503 until done
+    (``REFINERY_WARM_UP``)."""
+    analyze_workers: int = Field(default=0, ge=0)
+    """Files a media-analysis job analyses at once, each in its own process
+    (``REFINERY_ANALYZE_WORKERS``); 0: as many as the cores this planner may run on."""
     max_rounds_limit: int = 64
     max_candidates_limit: int = 64
     max_teachers: int = 8

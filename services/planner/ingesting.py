@@ -1,12 +1,15 @@
-"""Media-analysis jobs: ``POST /v1/media:analyze`` queues one; a worker thread analyses each file.
+"""Media-analysis jobs: ``POST /v1/media:analyze`` queues one; a worker thread runs it.
 
 The job's payload is the list of files (already expanded and confined to the media root by
-the route). The worker walks it in order, heartbeating ``{"files_done", "files_total",
-"current"}``; each file's analysis is stored in :class:`MediaAnalysisRow`, keyed by the hash
-of its bytes and the analysis options, *before* the next file starts. So analysing a folder
+the route). The worker hashes every file and looks it up in :class:`MediaAnalysisRow`, keyed
+by the hash of its bytes and the analysis options; the files not found there are analysed
+side by side in processes, up to ``REFINERY_ANALYZE_WORKERS`` (the planner's cores by
+default), or one after another in the worker's thread when one is given. Each file's
+analysis is stored the moment it is done, heartbeating ``{"files_done", "files_total",
+"current", "footage_s_done", "footage_s_total"}`` about once a second. So analysing a folder
 again costs a hash per file, and a job whose worker died resumes on another worker without
-analysing any finished file twice. The output ``{"clips", "music", "errors"}`` is written
-atomically under the data dir, keyed by job id, like a render.
+analysing any finished file twice. The output ``{"clips", "music", "errors"}`` (in the
+payload's order) is written atomically under the data dir, keyed by job id, like a render.
 
 The analysis itself needs the ``ingest`` extra (PySceneDetect, OpenCV, librosa); it is
 imported when a job runs, so a planner without it still starts and answers 503 here.
@@ -20,7 +23,10 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, wait
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +37,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel
 
 from services.common.db import JsonType, UTCDateTime, utcnow, write_engine
-from services.common.errors import RefineryError
 from services.common.jobs import JobQueue
 from services.common.openai_chat import ChatEndpoint
 from services.common.worker import Handler, JobContext, Worker
@@ -45,6 +50,29 @@ ANALYZE_LEASE_S = 120.0
 INGEST_MODULES = ("scenedetect", "cv2", "librosa")
 MUSIC_VERSION = 1
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class Unit:
+    """One file of a job: what it is, its hash, its cached or fresh measurement (a track
+    for music), its length (videos), and its error or output part once known."""
+
+    index: int
+    kind: str  # video | music
+    uri: str
+    digest: str = ""
+    duration_s: float = 0.0
+    found: dict[str, Any] | None = None
+    error: dict[str, str] | None = None
+    part: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cache_kind(self) -> str:
+        return "music" if self.kind == "music" else "measure"
+
+    @property
+    def finished(self) -> bool:
+        return self.found is not None or self.error is not None
 
 
 class MediaAnalysisRow(SQLModel, table=True):
@@ -107,7 +135,9 @@ class AnalysisCache:
 
 
 class FileAnalyzer:
-    """Analyses one file of a job, through the cache (videos and music alike)."""
+    """Analyses the files of a job through the cache (videos and music alike): what is
+    cached is read back, the rest measured here (:meth:`video`, :meth:`music`) or handed
+    to the analysis pool (:meth:`task`) and stored with :meth:`store`."""
 
     def __init__(self, settings: PlannerSettings, cache: AnalysisCache, payload: dict) -> None:
         self.root = Path(settings.media_root).resolve()
@@ -116,25 +146,61 @@ class FileAnalyzer:
         self.captions = payload.get("captions", "auto")
         self.vlm = vision_captioner(settings) if self.captions in ("auto", "llm") else None
 
-    def video(self, uri: str, on_progress: Callable[[float], None] | None = None) -> dict:
-        from services.planner.ingest.video import (
-            MEASURE_VERSION,
-            Measurement,
-            clips_of,
-            content_hash,
-            measure_video,
-        )
+    def options(self, kind: str) -> dict[str, Any]:
+        from services.planner.ingest.video import MEASURE_VERSION
+
+        if kind == "music":
+            return {"version": MUSIC_VERSION}
+        return {"split_shots": self.split_shots, "version": MEASURE_VERSION}
+
+    def prepare(self, unit: Unit) -> None:
+        """The file's hash, its cached measurement (or track) if any, a video's length."""
+        from services.planner.ingest.probe import probe
+        from services.planner.ingest.video import content_hash
+
+        path = self.root / unit.uri
+        unit.digest = content_hash(path)
+        unit.found = self.cache.get(unit.digest, unit.cache_kind, self.options(unit.kind))
+        if unit.kind == "video":
+            unit.duration_s = (unit.found or {}).get("duration_s") or probe(path).duration_s
+
+    def compute(self, unit: Unit, on_progress: Callable[[float], None] | None) -> dict:
+        """Measure a video (or analyse a track) here, in this thread."""
+        from services.planner.ingest.music import analyze_music
+        from services.planner.ingest.video import measure_video
+
+        path = self.root / unit.uri
+        if unit.kind == "music":
+            return analyze_music(path, track_id=f"m{unit.digest[:8]}", uri=unit.uri)
+        return measure_video(
+            path, split_shots=self.split_shots, digest=unit.digest, on_progress=on_progress
+        ).as_dict()
+
+    def task(self, unit: Unit) -> tuple[Callable[..., dict[str, Any]], tuple[Any, ...]]:
+        """The same work as :meth:`compute`, as a pool task and its arguments."""
+        from services.planner.ingest import parallel
+
+        path = str(self.root / unit.uri)
+        if unit.kind == "music":
+            return parallel.music_task, (unit.index, path, f"m{unit.digest[:8]}", unit.uri)
+        return parallel.measure_task, (unit.index, path, self.split_shots, unit.digest)
+
+    def store(self, unit: Unit, found: dict[str, Any]) -> None:
+        """Keep a fresh measurement (or track) before anything else happens to it."""
+        self.cache.put(unit.digest, unit.cache_kind, self.options(unit.kind), found)
+        unit.found = found
+
+    def output(self, unit: Unit) -> dict[str, Any]:
+        """A measured unit's part of the job output: ``{clips, music, warnings}``."""
+        assert unit.found is not None
+        if unit.kind == "music":
+            return {"clips": [], "music": [{**unit.found, "uri": unit.uri}], "warnings": []}
+        return {**self._clips(unit.uri, unit.digest, unit.found), "music": []}
+
+    def _clips(self, uri: str, digest: str, measured: dict[str, Any]) -> dict[str, Any]:
+        from services.planner.ingest.video import MEASURE_VERSION, Measurement, clips_of
 
         path = self.root / uri
-        digest = content_hash(path)
-        measured = self.cache.cached(
-            digest,
-            "measure",
-            {"split_shots": self.split_shots, "version": MEASURE_VERSION},
-            lambda: measure_video(
-                path, split_shots=self.split_shots, digest=digest, on_progress=on_progress
-            ).as_dict(),
-        )
         options = {
             "uri": uri,
             "split_shots": self.split_shots,
@@ -143,33 +209,15 @@ class FileAnalyzer:
             "sidecar": _sidecar_fingerprint(path) if self.captions in ("auto", "sidecar") else "",
             "version": MEASURE_VERSION,
         }
-
-        def caption() -> dict[str, Any]:
+        found = self.cache.get(digest, "clips", options)
+        if found is None:
             clips, warnings = clips_of(
                 path, uri, Measurement.from_dict(measured), captions=self.captions, vlm=self.vlm
             )
-            return {"clips": clips, "warnings": warnings}
-
-        found = self.cache.get(digest, "clips", options)
-        if found is None:
-            found = caption()
-            if not found["warnings"]:  # a vision model that failed is asked again next time
+            found = {"clips": clips, "warnings": warnings}
+            if not warnings:  # a vision model that failed is asked again next time
                 self.cache.put(digest, "clips", options, found)
         return found
-
-    def music(self, uri: str) -> dict[str, Any]:
-        from services.planner.ingest.music import analyze_music
-        from services.planner.ingest.video import content_hash
-
-        path = self.root / uri
-        digest = content_hash(path)
-        track = self.cache.cached(
-            digest,
-            "music",
-            {"version": MUSIC_VERSION},
-            lambda: analyze_music(path, track_id=f"m{digest[:8]}", uri=uri),
-        )
-        return {**track, "uri": uri}
 
     def close(self) -> None:
         if self.vlm is not None:
@@ -207,45 +255,135 @@ def vision_captioner(settings: PlannerSettings) -> VisionCaptioner | None:
 
 
 def _failure(uri: str, exc: Exception) -> dict[str, str]:
-    if isinstance(exc, RefineryError):
-        return {"path": uri, "code": exc.code, "message": exc.message}
-    return {"path": uri, "code": "analysis_failed", "message": f"{type(exc).__name__}: {exc}"}
+    from services.planner.ingest.errors import describe_failure
+
+    return {"path": uri, **describe_failure(exc)}
+
+
+class AnalysisRun:
+    """One attempt at an analysis job: every file hashed and looked up in the cache, the
+    rest analysed — side by side in an :class:`~services.planner.ingest.parallel.AnalysisPool`
+    when the planner has more than one worker to give (``REFINERY_ANALYZE_WORKERS``) and
+    more than one file is left, else one after another in this thread. Each file's result
+    is cached the moment it is done; progress counts files and footage seconds."""
+
+    def __init__(self, settings: PlannerSettings, cache: AnalysisCache, ctx: JobContext) -> None:
+        from services.planner.ingest.parallel import cores_given
+
+        self.ctx = ctx
+        self.analyzer = FileAnalyzer(settings, cache, ctx.payload)
+        kinds = [("video", u) for u in ctx.payload["files"]]
+        kinds += [("music", u) for u in ctx.payload.get("music", [])]
+        self.units = [Unit(i, kind, uri) for i, (kind, uri) in enumerate(kinds)]
+        self.workers = settings.analyze_workers or cores_given()
+        self.pool_cpu_s = 0.0
+        self.pool_peaks_mb: dict[int, float] = {}
+        self._beat = 0.0
+
+    def run(self) -> dict[str, Any]:
+        for unit in self.units:
+            self._attempt(unit, lambda unit=unit: self.analyzer.prepare(unit))
+        todo = [u for u in self.units if u.found is None and u.error is None]
+        if self.workers > 1 and len(todo) > 1:
+            self._in_pool(todo, min(self.workers, len(todo)))
+        else:
+            for unit in todo:
+                self._heartbeat({unit.index: 0.0}, force=True)
+
+                def beat(fraction: float, unit: Unit = unit) -> None:
+                    self._heartbeat({unit.index: fraction})
+
+                self._attempt(unit, lambda u=unit, b=beat: self.analyzer.store(
+                    u, self.analyzer.compute(u, b)))  # fmt: skip
+        return self._output()
+
+    def _attempt(self, unit: Unit, step: Callable[[], None]) -> None:
+        try:
+            step()
+        except Exception as exc:  # one bad file is reported; the rest go on
+            log.info("analysis of %s failed: %s", unit.uri, exc)
+            unit.error = _failure(unit.uri, exc)
+
+    def _in_pool(self, todo: list[Unit], workers: int) -> None:
+        from services.planner.ingest.parallel import AnalysisPool
+
+        running: dict[int, float] = {}
+        with AnalysisPool(workers) as pool:
+            futures = {pool.submit(*self.analyzer.task(unit)): unit for unit in todo}
+            while futures:
+                done, _ = wait(futures, timeout=1.0, return_when=FIRST_COMPLETED)
+                running.update((k, f) for k, f in pool.fractions() if not self.units[k].finished)
+                for future in done:
+                    unit, answer = futures.pop(future), future.result()
+                    running.pop(unit.index, None)
+                    self.pool_cpu_s += answer["cpu_s"]
+                    self.pool_peaks_mb[answer["pid"]] = answer["peak_mb"]
+                    if "error" in answer:
+                        unit.error = {"path": unit.uri, **answer["error"]}
+                    else:
+                        self._attempt(unit, lambda u=unit, a=answer: self.analyzer.store(
+                            u, a["result"]))  # fmt: skip
+                self._heartbeat(running or {u.index: 0.0 for u in futures.values()})
+
+    def _heartbeat(self, running: dict[int, float], *, force: bool = False) -> None:
+        """Progress every second or so: files done, footage seconds done (finished files
+        and the decoded part of running ones) and the file being analysed."""
+        if not force and time.monotonic() - self._beat < 1.0:
+            return
+        self._beat = time.monotonic()
+        self.ctx.heartbeat(progress=self.progress(running))
+
+    def progress(self, running: dict[int, float]) -> dict[str, Any]:
+        finished = [u for u in self.units if u.finished]
+        done_s = sum(u.duration_s for u in finished)
+        done_s += sum(self.units[i].duration_s * f for i, f in running.items())
+        progress = {
+            "files_done": len(finished),
+            "files_total": len(self.units),
+            "current": self.units[min(running)].uri if running else None,
+            "footage_s_done": round(done_s, 2),
+            "footage_s_total": round(sum(u.duration_s for u in self.units), 2),
+        }
+        if running:
+            progress["current_fraction"] = round(running[min(running)], 3)
+        return progress
+
+    def _output(self) -> dict[str, Any]:
+        clips: list[dict] = []
+        tracks: list[dict] = []
+        errors: list[dict] = []
+        for unit in self.units:
+            if unit.error is None:
+                self._attempt(unit, lambda u=unit: setattr(u, "part", self.analyzer.output(u)))
+            if unit.error is not None:
+                errors.append(unit.error)
+                continue
+            clips += unit.part["clips"]
+            tracks += unit.part["music"]
+            errors += [{"path": unit.uri, **w} for w in unit.part["warnings"]]
+        return {"clips": clips, "music": tracks, "errors": errors}
 
 
 def analyze_handler(settings: PlannerSettings, engine: Engine) -> Handler:
     cache = AnalysisCache(engine)
 
     def handle(ctx: JobContext) -> dict[str, Any]:
-        files, music = ctx.payload["files"], ctx.payload.get("music", [])
-        work = [("video", uri) for uri in files] + [("music", uri) for uri in music]
-        clips: list[dict] = []
-        tracks: list[dict] = []
-        errors: list[dict] = []
-        analyzer = FileAnalyzer(settings, cache, ctx.payload)
+        run = AnalysisRun(settings, cache, ctx)
         try:
-            for done, (kind, uri) in enumerate(work):
-                progress = {"files_done": done, "files_total": len(work), "current": uri}
-                ctx.heartbeat(progress=progress)
-                try:
-                    if kind == "video":
-
-                        def beat(fraction: float, progress: dict = progress) -> None:
-                            ctx.heartbeat(progress={**progress, "current_fraction": fraction})
-
-                        found = analyzer.video(uri, beat)
-                        clips += found["clips"]
-                        errors += [{"path": uri, **w} for w in found["warnings"]]
-                    else:
-                        tracks.append(analyzer.music(uri))
-                except Exception as exc:  # one bad file is reported; the rest go on
-                    log.info("analysis of %s failed: %s", uri, exc)
-                    errors.append(_failure(uri, exc))
+            output = run.run()
         finally:
-            analyzer.close()
-        output = {"clips": clips, "music": tracks, "errors": errors}
+            run.analyzer.close()
         _write_json(output_path(settings, ctx.job.id), output)
-        ctx.heartbeat(progress={"files_done": len(work), "files_total": len(work), "current": None})
-        return {"clips": len(clips), "music": len(tracks), "errors": len(errors)}
+        final = run.progress({})
+        ctx.heartbeat(progress=final)
+        return {
+            "clips": len(output["clips"]),
+            "music": len(output["music"]),
+            "errors": len(output["errors"]),
+            "footage_s": final["footage_s_total"],
+            "pool_cpu_s": round(run.pool_cpu_s, 3),
+            "pool_peak_rss_mb": round(sum(run.pool_peaks_mb.values()), 1),
+        }
 
     return handle
 

@@ -26,7 +26,7 @@ def test_the_planner_harness_reports_every_figure(tmp_path: Path) -> None:
     rows = [editbench.generate_row(0, index) for index in range(3)]
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    figures = planner_bench.run(tasks, n=3, small_tier=2, exact_time_limit_s=20)
+    figures = planner_bench.run(tasks, n=3, small_tier=2, exact_time_limit_s=20, first_tenth=False)
     assert figures["tasks"] == 3 and figures["small_tier_tasks"] == 2
     for key in (
         "mean_ves",
@@ -54,10 +54,12 @@ def test_the_planner_harness_reports_every_figure(tmp_path: Path) -> None:
 
 
 def test_the_planner_harness_runs_the_small_tier_alone() -> None:
-    figures = planner_bench.run(None, n=0, small_tier=2, exact_time_limit_s=20)
+    figures = planner_bench.run(None, n=0, small_tier=2, exact_time_limit_s=20, first_tenth=True)
     assert "tasks" not in figures and figures["small_tier_tasks"] == 2
     for key in ("exact_mean_ves", "exact_proven_rate", "exact_cpu_p95_s", "exact_proven_cpu_s"):
         assert isinstance(figures[key], float), key
     assert figures["exact_cpu_p95_s"] > 0  # of 2 tasks, p95 is the slower one
     assert figures["exact_proven_cpu_s"] <= figures["exact_cpu_p95_s"]
     assert figures["python_calibration_us"] > 0 and figures["load_1m"] >= 0
+    assert figures["warm_up"] and figures["ready_s"] > 0  # a fresh planner, warmed up
+    assert figures["first_plan_s"] > 0 and figures["tenth_plan_s"] > 0

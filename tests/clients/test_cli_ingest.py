@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from clients.cli import app as cli
-from clients.cli_ingest import relative_to_root
+from clients.cli_ingest import _bar_fields, relative_to_root
 from clients.errors import RefineryClientError
 from clients.verifier import VerifierClient
 from protocol.verifier import TaskIn
@@ -127,3 +127,12 @@ def test_footage_outside_the_media_root_is_refused_in_one_line(
     )
     assert result.exit_code == 2
     assert "outside the media root" in result.output
+
+
+def test_the_analysis_bar_runs_on_footage_seconds_when_the_planner_counts_them() -> None:
+    seconds = _bar_fields({"files_done": 1, "files_total": 3, "current": "a.mp4",
+                           "footage_s_done": 42.4, "footage_s_total": 90.0})  # fmt: skip
+    assert (seconds["completed"], seconds["total"]) == (42.4, 90.0)
+    assert seconds["done"] == "1/3 files · 42/90 s of footage"
+    files = _bar_fields({"files_done": 1, "files_total": 3, "current": None})
+    assert (files["completed"], files["total"], files["current"]) == (1, 3, "")

@@ -35,3 +35,10 @@ class CaptionerFailed(IngestError):
 
     status_code = 502
     code = "captioner_failed"
+
+
+def describe_failure(exc: BaseException) -> dict[str, str]:
+    """A failed file as a job output lists it: a stable code and a message."""
+    if isinstance(exc, RefineryError):
+        return {"code": exc.code, "message": exc.message}
+    return {"code": "analysis_failed", "message": f"{type(exc).__name__}: {exc}"}

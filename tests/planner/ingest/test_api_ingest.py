@@ -70,7 +70,9 @@ def test_a_folder_becomes_task_clips(planner: TestClient):
     job = finish(planner, answer.json())
     assert job["status"] == "succeeded", job
     assert job["kind"] == "planner.analyze"
-    assert job["progress"] == {"files_done": 4, "files_total": 4, "current": None}
+    progress = job["progress"]
+    assert (progress["files_done"], progress["files_total"], progress["current"]) == (4, 4, None)
+    assert progress["footage_s_done"] == progress["footage_s_total"] > 0
     output = planner.get(f"/v1/jobs/{job['job_id']}/output")
     assert output.headers["content-type"].startswith("application/json")
     body = output.json()

@@ -41,7 +41,9 @@ def root(media: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def settings(root: Path, tmp_path: Path, database_url: str) -> PlannerSettings:
-    return PlannerSettings(data_dir=tmp_path / "data", database_url=database_url, media_root=root)
+    return PlannerSettings(
+        data_dir=tmp_path / "data", database_url=database_url, media_root=root, analyze_workers=1
+    )
 
 
 class Clock:
@@ -93,8 +95,15 @@ def test_a_job_analyses_each_file_and_reports_progress(settings, engine, monkeyp
     assert output["errors"] == [] and output["music"] == []
     done = queue.get(job.id)
     assert done.status == "succeeded"
-    assert done.result == {"clips": 4, "music": 0, "errors": 0}
-    assert done.progress == {"files_done": 2, "files_total": 2, "current": None}
+    footage_s = sum(c["duration_s"] for c in output["clips"])
+    assert done.result == {
+        "clips": 4, "music": 0, "errors": 0, "footage_s": pytest.approx(footage_s, abs=0.1),
+        "pool_cpu_s": 0.0, "pool_peak_rss_mb": 0.0,
+    }  # fmt: skip
+    assert done.progress == {
+        "files_done": 2, "files_total": 2, "current": None,
+        "footage_s_done": done.result["footage_s"], "footage_s_total": done.result["footage_s"],
+    }  # fmt: skip
 
 
 def test_analysing_again_costs_nothing(settings, engine, monkeypatch):
@@ -191,3 +200,28 @@ def test_captions_from_a_failed_vision_model_are_not_cached(settings, engine, mo
     with Session(engine) as session:
         kinds = session.exec(select(MediaAnalysisRow.kind)).all()
     assert kinds == ["measure"]  # the measurement is kept, the fallback captions are not
+
+
+def test_a_pool_of_processes_gives_the_same_output_in_the_same_order(settings, engine):
+    create_tables(engine)
+    queue = JobQueue(engine)
+    (settings.media_root / "trip" / "broken.mp4").write_bytes(b"\x00not a video" * 50)
+    files = [*PAYLOAD["files"], "trip/broken.mp4"]
+    queue.submit(ANALYZE_KIND, {**PAYLOAD, "files": files})
+    one_by_one = run_job(settings, engine, queue)
+    fresh = settings.model_copy(update={"analyze_workers": 2, "data_dir": settings.data_dir / "p"})
+    other = JobQueue(engine)
+    with Session(engine) as session:  # forget the cached measurements: measure again
+        for row in session.exec(select(MediaAnalysisRow)).all():
+            session.delete(row)
+        session.commit()
+    job = other.submit(ANALYZE_KIND, {**PAYLOAD, "files": files})
+    worker = Worker(other, {ANALYZE_KIND: analyze_handler(fresh, engine)}, lease_s=60)
+    assert worker.run_once()
+    side_by_side = json.loads(output_path(fresh, job.id).read_text())
+    assert side_by_side == one_by_one
+    assert [e["code"] for e in side_by_side["errors"]] == ["not_media"]
+    done = other.get(job.id)
+    assert done.result["pool_cpu_s"] > 0  # measured in the pool's processes
+    assert done.result["pool_peak_rss_mb"] > 10
+    assert done.progress["files_done"] == 3 and done.progress["footage_s_done"] > 4
