@@ -191,6 +191,7 @@ class LoopRunner:
             "candidates": budget.candidates,
             "patience": budget.patience,
             "seed": self.seed,
+            "relax": False,  # every cut is judged under the ledger as written
         }
         body = {"task": task, "timeline": naive_cut(task), "options": options}
         answer = self.client.post("/v1/plan", json=body)

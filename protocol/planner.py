@@ -42,6 +42,11 @@ class PlanOptions(BaseModel):
     model proposer may be asked again, each round with a new sampling seed."""
     seed: Seed = 0
     time_budget_s: Budget | None = None
+    relax: bool = True
+    """When the ledger cannot be met (the pre-checks, or the exact proposer's deletion filter,
+    find conflicting entries): plan under the ledger with one entry of each conflict made soft
+    and answer ``infeasible``. ``false`` plans under the ledger as written, so the answer never
+    scores below a given ``timeline`` under it (the learning benchmarks compare cuts so)."""
     draft: Literal["model", "heuristic"] | None = None
     """The first cut when no ``timeline`` is given: ``model`` (the proposer's model writes it
     under the Timeline.1 schema; only for ``llm`` / ``hf:`` proposers), ``heuristic`` (the

@@ -105,7 +105,7 @@ def prepare(request: PlanRequest, registry: ProposerRegistry) -> PreparedPlan:
         caps=registry.settings.limits(),
         patience=options.patience,
     )
-    relaxed, source = _relax(task, task_wire, proposers)
+    relaxed, source = _relax(task, task_wire, proposers) if options.relax else (None, "")
     if relaxed is None:
         return PreparedPlan(task, task_wire, start, proposers, loop_options, started, compiled)
     return PreparedPlan(

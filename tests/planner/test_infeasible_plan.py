@@ -82,6 +82,15 @@ def test_a_feasible_ledger_is_planned_as_written(planner: TestClient) -> None:
     assert plan["feasible"] is True, plan["report"]["constraints"]
 
 
+def test_relax_false_plans_the_ledger_as_written(planner: TestClient) -> None:
+    body = {"task": _task(), "options": {"proposer": "exact", "relax": False}}
+    plan = planner.post("/v1/plan", json=body).json()
+    assert plan["infeasible"] is None and plan["feasible"] is False
+    assert plan["infeasible_constraints"] == ["L1"]
+    relaxed = planner.post("/v1/plan", json={"task": _task(), "options": {"proposer": "exact"}})
+    assert plan["ves"] >= relaxed.json()["ves"]  # the written ledger is the one it optimised
+
+
 def test_the_cli_prints_one_short_block(planner: TestClient) -> None:
     plan = planner.post("/v1/plan", json={"task": _task()}).json()
     console = Console(record=True, width=200, highlight=False)
