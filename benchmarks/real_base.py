@@ -106,14 +106,14 @@ def forward_rates(path: Path, *, tokens: int, repeats: int, threads: int) -> dic
 
 def loop_figures(path: Path, *, tasks: int, rounds: int, candidates: int) -> dict[str, Any]:
     """The base as ``hf:<path>`` in the planner's closed loop on ``tasks`` EditBench tasks
-    (at most 12 clips): its own first cut (4 drafts in one ``generate``), then ``rounds``
+    (at most 16 clips): its own first cut (4 drafts in one ``generate``), then ``rounds``
     rounds of ``candidates`` (one ``generate`` each, the prompt read once); VES, parse
     rates, tokens per second, and seconds per draft and per round (``*s_per_call``)."""
     from benchmarks.trainer_bench import editbench_tasks
     from benchmarks.trainer_bench_loop import LoopBudget, planner_session
 
     budget = LoopBudget(max_rounds=rounds, candidates=candidates, patience=rounds)
-    chosen = editbench_tasks(2, tasks, 12)
+    chosen = editbench_tasks(2, tasks, 16)
     with planner_session(seed=0) as loop:
         started = time.perf_counter()
         figures = loop.evaluate(chosen, f"hf:{path}", budget, lambda: None, draft="model")

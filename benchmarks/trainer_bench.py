@@ -184,7 +184,7 @@ REAL = replace(
     FULL,
     train_tasks=4,
     heldout_tasks=4,
-    max_clips=12,
+    max_clips=16,
     evaluation=LoopBudget(max_rounds=2, candidates=2),
     evo_tasks=4,
     evo_pairs_per_state=2,
@@ -197,9 +197,9 @@ REAL = replace(
     ),
 )
 """The ladder on a named real base (LoRA), sized for one seed on one core: 4 train and 4
-held-out tasks of at most 12 clips, students judged over 2 rounds of 2 candidates; the GUI
-arm keeps :data:`FULL`'s ``tiny:small`` student. First settings, not yet chosen on the
-train side."""
+held-out tasks of at most 16 clips (EditBench draws fewer only rarely), students judged over
+2 rounds of 2 candidates; the GUI arm keeps :data:`FULL`'s ``tiny:small`` student. First
+settings, not yet chosen on the train side."""
 
 
 def sizes_for(base: str | None, *, quick: bool = False) -> Sizes:
