@@ -356,47 +356,49 @@ def _repair(ctx: Context) -> dict[str, Any]:
     out.update(_judge_teachers(ctx, heldout, taught["teachers"]))
     ctx.publish(out)
     book = {t["id"]: t for t in train}
-    with ctx.phases.phase("repair_sft") as tick:
-        rows, stats = build_repair_sft(records, book, controls=sizes.controls, select=sizes.select)
-        sft = run_sft(rows, sizes.base, sizes.sft, ctx.work / "sft", callback=tick)
-        untrained = untrained_checkpoint(rows, sizes, ctx.work / "untrained")
+    rows, stats = build_repair_sft(records, book, controls=sizes.controls, select=sizes.select)
     out.update(
         repair_sft_rows=len(rows),
         teacher_wins=stats["teacher_wins"],
         repair_sft_stats={k: stats[k] for k in ("tasks", "trajectories", "teachers")},
-        sft=_train_summary(sft),
-        sft_tokens_per_s=_r(sft["tokens_per_s"]),
     )
-    out.update(_judge(ctx, heldout, {"untrained": untrained, "sft": sft["checkpoint"]}))
-    out["sft_gap_to_best_teacher"] = _r(out["ves_best_teacher"] - out["ves_sft"])
+    with ctx.phases.phase("repair_sft"):
+        untrained = untrained_checkpoint(rows, sizes, ctx.work / "untrained")
+    _judge(ctx, heldout, "untrained", untrained, out)
+    with ctx.phases.phase("repair_sft") as tick:
+        sft = run_sft(rows, sizes.base, sizes.sft, ctx.work / "sft", callback=tick)
+    out.update(sft=_train_summary(sft), sft_tokens_per_s=_r(sft["tokens_per_s"]))
     ctx.publish(out)
+    _judge(ctx, heldout, "sft", sft["checkpoint"], out)
+    out["sft_gap_to_best_teacher"] = _r(out["ves_best_teacher"] - out["ves_sft"])
     evo = run_evo(ctx, train[: sizes.evo_tasks], sft["checkpoint"])
-    out.update(_judge(ctx, heldout, {"evo": evo.pop("checkpoint")}))
-    out.update(evo)
+    out.update(evo_tasks=evo["evo_tasks"], evo_rounds=evo["evo_rounds"])
+    _judge(ctx, heldout, "evo", evo["checkpoint"], out)
     return out
 
 
-def _judge(ctx: Context, heldout: list[dict[str, Any]], models: dict[str, str]) -> dict[str, Any]:
-    """Students (``hf:``) in the planner's closed loop on the held-out tasks, from their own
-    first cut (``ves_<name>``) and, with ``heuristic_draft``, from the naive cut too
-    (``ves_<name>_heuristic_draft``; ``ves_naive`` is that cut's own VES)."""
-    out: dict[str, Any] = {}
-    budget, modes = ctx.sizes.evaluation, ["model"]
-    if ctx.sizes.heuristic_draft:
-        modes.append("heuristic")
-    with ctx.phases.phase("evaluation", len(heldout) * len(models) * len(modes)) as tick:
-        for name, path in models.items():
-            for mode in modes:
-                figures = ctx.loop.evaluate(heldout, f"hf:{path}", budget, tick, draft=mode)
-                key = name if mode == "model" else f"{name}_heuristic_draft"
-                out[f"ves_{key}"] = figures.pop("mean_ves")
-                first_cut = figures.pop("naive_mean_ves")
-                out["ves_naive" if mode == "heuristic" else f"draft_ves_{key}"] = first_cut
-                out[f"parse_rate_{key}"] = figures["parse_rate"]
-                if "draft_parse_rate" in figures:
-                    out[f"draft_parse_rate_{key}"] = figures["draft_parse_rate"]
-                out[f"loop_{key}"] = figures
-    return out
+def _judge(
+    ctx: Context, heldout: list[dict[str, Any]], name: str, path: str, out: dict[str, Any]
+) -> None:
+    """The student ``name`` (``hf:<path>``) in the planner's closed loop on the held-out
+    tasks, from its own first cut (``ves_<name>``) and, with ``heuristic_draft``, from the
+    naive cut too (``ves_<name>_heuristic_draft``; ``ves_naive`` is that cut's own VES);
+    into ``out``, published after each."""
+    modes = ["model", "heuristic"] if ctx.sizes.heuristic_draft else ["model"]
+    for mode in modes:
+        with ctx.phases.phase("evaluation", len(heldout)) as tick:
+            figures = ctx.loop.evaluate(
+                heldout, f"hf:{path}", ctx.sizes.evaluation, tick, draft=mode
+            )
+        key = name if mode == "model" else f"{name}_heuristic_draft"
+        out[f"ves_{key}"] = figures.pop("mean_ves")
+        first_cut = figures.pop("naive_mean_ves")
+        out["ves_naive" if mode == "heuristic" else f"draft_ves_{key}"] = first_cut
+        out[f"parse_rate_{key}"] = figures["parse_rate"]
+        if "draft_parse_rate" in figures:
+            out[f"draft_parse_rate_{key}"] = figures["draft_parse_rate"]
+        out[f"loop_{key}"] = figures
+        ctx.publish(out)
 
 
 def _judge_teachers(
