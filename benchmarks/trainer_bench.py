@@ -1,7 +1,8 @@
 """``python -m benchmarks trainer``: the learning ladder end to end, on CPU, with tiny models.
 
-Repair (EditBench, the real planner and a verifier served over HTTP; every plan starts in
-repair mode from the naive one-shot cut):
+Repair (EditBench, the real planner and a verifier served over HTTP; teachers and evo plans
+start in repair mode from the naive one-shot cut, students are judged from their own first
+cut, ``draft: "model"``, and from the naive cut, ``*_heuristic_draft``):
 
 1. **teachers** — on the train tasks, every named teacher (``Sizes.teachers``: search run
    greedy, beam and with randomised restarts, the exact solver when the planner has one,
@@ -15,9 +16,10 @@ repair mode from the naive one-shot cut):
    the current student; each round is reported (``evo_rounds``).
 4. **evaluation** — each model proposes as ``hf:<checkpoint>`` on the held-out tasks, same
    seed, rounds and candidates: ``ves_untrained`` (same architecture and tokenizer, untrained
-   weights), ``ves_sft``, ``ves_evo``; the teachers are judged the same way
-   (``ves_teachers``, ``ves_best_teacher``); ``ves_naive`` is the naive cut alone. Parse rates
-   come from the planner's per-branch counts.
+   weights), ``ves_sft``, ``ves_evo`` (``draft_ves_*``: their first cuts;
+   ``*_heuristic_draft``: the same from the naive cut); the teachers are judged from the
+   naive cut (``ves_teachers``, ``ves_best_teacher``); ``ves_naive`` is the naive cut alone.
+   Parse rates come from the planner's per-branch counts.
 
 GUI (generated episodes, :mod:`benchmarks.trainer_bench_gui` and
 :mod:`benchmarks.trainer_bench_online`): SFT a tiny policy on the train episodes
