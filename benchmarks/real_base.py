@@ -7,6 +7,8 @@ finding that checkpoint and loading model and tokenizer from it, imports include
 imports alone are timed too), and the
 forward pass's tokens per second on one batch of ``--tokens`` tokens in float32 and in
 bfloat16, with how often the two agree on the next token (the argmax at every position).
+Then, unless ``--loop-tasks 0``, the base plans in the closed loop (:func:`loop_figures`):
+tokens per second and seconds per draft and per round.
 """
 
 from __future__ import annotations
@@ -102,6 +104,23 @@ def forward_rates(path: Path, *, tokens: int, repeats: int, threads: int) -> dic
     return out
 
 
+def loop_figures(path: Path, *, tasks: int, rounds: int, candidates: int) -> dict[str, Any]:
+    """The base as ``hf:<path>`` in the planner's closed loop on ``tasks`` EditBench tasks
+    (at most 16 clips): its own first cut (4 drafts in one ``generate``), then ``rounds``
+    rounds of ``candidates`` (one ``generate`` each, the prompt read once); VES, parse
+    rates, tokens per second, and seconds per draft and per round (``*s_per_call``)."""
+    from benchmarks.trainer_bench import editbench_tasks
+    from benchmarks.trainer_bench_loop import LoopBudget, planner_session
+
+    budget = LoopBudget(max_rounds=rounds, candidates=candidates, patience=rounds)
+    chosen = editbench_tasks(2, tasks, 16)
+    with planner_session(seed=0) as loop:
+        started = time.perf_counter()
+        figures = loop.evaluate(chosen, f"hf:{path}", budget, lambda: None, draft="model")
+        figures["s_per_plan"] = round((time.perf_counter() - started) / len(chosen), 2)
+    return {"loop": {"tasks": len(chosen), "rounds": rounds, **figures}}
+
+
 def cli(
     data_dir: Annotated[
         Path | None,
@@ -110,6 +129,11 @@ def cli(
     threads: Annotated[int, typer.Option(help="torch threads (and OMP_NUM_THREADS).")] = 1,
     tokens: Annotated[int, typer.Option(help="Tokens in the forward batch.")] = 256,
     repeats: Annotated[int, typer.Option(help="Timed forward passes per dtype.")] = 5,
+    loop_tasks: Annotated[
+        int, typer.Option(help="Tasks planned in the closed loop (0: skip the loop).")
+    ] = 1,
+    rounds: Annotated[int, typer.Option(help="Repair rounds per planned task.")] = 2,
+    candidates: Annotated[int, typer.Option(help="Candidates per round.")] = 4,
 ) -> None:
     """Print the figures as one JSON object."""
     with tempfile.TemporaryDirectory(prefix="real-base-") as scratch:
@@ -117,4 +141,6 @@ def cli(
         figures: dict[str, Any] = {"cpu_bf16": cpu_has_bf16(), **load_seconds(root, threads)}
         path = materialize(NAME, root)
         figures |= forward_rates(path, tokens=tokens, repeats=repeats, threads=threads)
+        if loop_tasks:
+            figures |= loop_figures(path, tasks=loop_tasks, rounds=rounds, candidates=candidates)
     typer.echo(json.dumps(figures))

@@ -1,7 +1,8 @@
 """``python -m benchmarks trainer``: the learning ladder end to end, on CPU, with tiny models.
 
-Repair (EditBench, the real planner and a verifier served over HTTP; every plan starts in
-repair mode from the naive one-shot cut):
+Repair (EditBench, the real planner and a verifier served over HTTP; teachers and evo plans
+start in repair mode from the naive one-shot cut, students are judged from their own first
+cut, ``draft: "model"``, and from the naive cut, ``*_heuristic_draft``):
 
 1. **teachers** — on the train tasks, every named teacher (``Sizes.teachers``: search run
    greedy, beam and with randomised restarts, the exact solver when the planner has one,
@@ -15,9 +16,10 @@ repair mode from the naive one-shot cut):
    the current student; each round is reported (``evo_rounds``).
 4. **evaluation** — each model proposes as ``hf:<checkpoint>`` on the held-out tasks, same
    seed, rounds and candidates: ``ves_untrained`` (same architecture and tokenizer, untrained
-   weights), ``ves_sft``, ``ves_evo``; the teachers are judged the same way
-   (``ves_teachers``, ``ves_best_teacher``); ``ves_naive`` is the naive cut alone. Parse rates
-   come from the planner's per-branch counts.
+   weights), ``ves_sft``, ``ves_evo`` (``draft_ves_*``: their first cuts;
+   ``*_heuristic_draft``: the same from the naive cut); the teachers are judged from the
+   naive cut (``ves_teachers``, ``ves_best_teacher``); ``ves_naive`` is the naive cut alone.
+   Parse rates come from the planner's per-branch counts.
 
 GUI (generated episodes, :mod:`benchmarks.trainer_bench_gui` and
 :mod:`benchmarks.trainer_bench_online`): SFT a tiny policy on the train episodes
@@ -54,10 +56,11 @@ from benchmarks.trainer_bench_online import ONLINE, OnlineSizes, long_episodes, 
 from benchmarks.trainer_bench_seeds import aggregate, plot_curves
 from benchmarks.verifier_bench import calibration_us
 from protocol.trainer import RepairSelect
-from services.trainer.configs import DPOHyper, SFTHyper
+from services.common.base_models import is_named_base
+from services.trainer.configs import DPOHyper, LoraSpec, SFTHyper
 from services.trainer.datasets import build_evo_pairs, build_repair_sft
 from services.trainer.episodes import Episode, episode_rows, generate_episodes
-from services.trainer.models import resolve_base, save_checkpoint
+from services.trainer.models import named_source, resolve_base, save_checkpoint
 from services.trainer.runners import Progress as RunnerProgress
 from services.trainer.runners import run_dpo, run_sft
 from services.trainer.teachers import TeacherEndpoint
@@ -66,6 +69,7 @@ __all__ = [
     "FULL",
     "GAPS",
     "QUICK",
+    "REAL",
     "SEEDS",
     "Sizes",
     "goal_gaps",
@@ -75,6 +79,7 @@ __all__ = [
     "run_seeds",
     "seeded",
     "seeds_for",
+    "sizes_for",
     "teach",
     "train_tasks",
     "untrained_checkpoint",
@@ -134,9 +139,15 @@ class Sizes:
     evo_pairs_per_state: int = 4
     """At most this many preference pairs per state (largest VES gaps first)."""
     base: str = "tiny:small"
-    """The repair and GUI students (2 layers of 128): chosen on seed 0's train side, where the
-    repair SFT student lifted its own train tasks (0.7941 → 0.8222 VES; ``tiny``: no patch
-    accepted) and SOLAR lifted the train episodes (0.2449 → 0.3265; ``tiny``: 0.3265 → 0.3265)."""
+    """The repair student (2 layers of 128): chosen on seed 0's train side, where the repair
+    SFT student lifted its own train tasks (0.7941 → 0.8222 VES; ``tiny``: no patch accepted)
+    and SOLAR lifted the train episodes (0.2449 → 0.3265; ``tiny``: 0.3265 → 0.3265). A named
+    real base (``smollm2-135m``) trains under ``sft.lora`` / ``dpo.lora``."""
+    gui_base: str = "tiny:small"
+    """The GUI student (SFT, then SOLAR and sparse GRPO)."""
+    heuristic_draft: bool = True
+    """Also judge every student from the naive heuristic cut (``*_heuristic_draft``) beside
+    its own first cut (``draft: "model"``, the main figures)."""
     sft: SFTHyper = REPAIR_SFT
     dpo: DPOHyper = EVO_DPO
     train_episodes: int = 24
@@ -168,6 +179,42 @@ QUICK = Sizes(
         pg=replace(ONLINE.pg, max_steps=1),
     ),
 )
+
+
+REAL_LORA = LoraSpec(r=16, alpha=32)
+REAL = replace(
+    FULL,
+    train_tasks=4,
+    heldout_tasks=4,
+    max_clips=16,
+    evaluation=LoopBudget(max_rounds=2, candidates=2),
+    evo_tasks=4,
+    evo_pairs_per_state=2,
+    base="smollm2-135m",
+    sft=SFTHyper(
+        seed=0, epochs=2, lr=2e-4, batch_size=1, grad_accum=4, max_length=2048, lora=REAL_LORA
+    ),
+    dpo=DPOHyper(
+        seed=0, epochs=1, lr=5e-5, batch_size=1, grad_accum=4, max_length=2048, lora=REAL_LORA
+    ),
+)
+"""The ladder on a named real base (LoRA), sized for one seed on one core: 4 train and 4
+held-out tasks of at most 16 clips (EditBench draws fewer only rarely), students judged over
+2 rounds of 2 candidates; the GUI arm keeps :data:`FULL`'s ``tiny:small`` student. First
+settings, not yet chosen on the train side."""
+
+
+def sizes_for(base: str | None, *, quick: bool = False) -> Sizes:
+    """The benchmark's sizes for a student ``base``: :data:`QUICK` or :data:`FULL` with it,
+    or :data:`REAL` for a named real base (quick: the quick sizes under LoRA)."""
+    if base is None:
+        return QUICK if quick else FULL
+    if is_named_base(base) and quick:
+        sft = replace(QUICK.sft, lora=REAL_LORA, batch_size=1)
+        return replace(QUICK, base=base, sft=sft, dpo=replace(QUICK.dpo, lora=REAL_LORA))
+    if is_named_base(base):
+        return replace(REAL, base=base)
+    return replace(QUICK if quick else FULL, base=base)
 
 
 def seeds_for(seed: int) -> dict[str, int]:
@@ -250,6 +297,8 @@ class Context:
     loop: LoopRunner
     phases: Phases
     work: Path
+    publish: Callable[[dict[str, Any]], None] = lambda figures: None
+    """Called with the figures so far after each step (partial JSON for long runs)."""
 
 
 def train_tasks(sizes: Sizes, seeds: Mapping[str, int]) -> list[dict[str, Any]]:
@@ -292,62 +341,85 @@ def _teachers(ctx: Context, train: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _repair(ctx: Context) -> dict[str, Any]:
-    """Teachers → repair SFT → evo rounds → held-out evaluation: the repair figures."""
+    """Teachers → repair SFT → evo rounds, each student judged on the held-out tasks as soon
+    as it exists (the figures so far go to ``ctx.publish`` after every step)."""
     sizes, seeds = ctx.sizes, ctx.seeds
     train = train_tasks(sizes, seeds)
     heldout = editbench_tasks(seeds["heldout_tasks"], sizes.heldout_tasks, sizes.max_clips)
     taught = _teachers(ctx, train)
     records = taught["records"]
-    book = {t["id"]: t for t in train}
-    with ctx.phases.phase("repair_sft") as tick:
-        rows, stats = build_repair_sft(records, book, controls=sizes.controls, select=sizes.select)
-        sft = run_sft(rows, sizes.base, sizes.sft, ctx.work / "sft", callback=tick)
-        untrained = untrained_checkpoint(rows, sizes, ctx.work / "untrained")
     out: dict[str, Any] = {
         "train_tasks": len(train),
         "heldout_tasks": len(heldout),
         "teachers": taught["teachers"],
         "teachers_missing": taught["teachers_missing"],
         "teacher_records": len(records),
-        "repair_sft_rows": len(rows),
-        "teacher_wins": stats["teacher_wins"],
-        "repair_sft_stats": {k: stats[k] for k in ("tasks", "trajectories", "teachers")},
-        "sft": _train_summary(sft),
-        "sft_tokens_per_s": _r(sft["tokens_per_s"]),
     }
+    out.update(_judge_teachers(ctx, heldout, taught["teachers"]))
+    ctx.publish(out)
+    book = {t["id"]: t for t in train}
+    rows, stats = build_repair_sft(records, book, controls=sizes.controls, select=sizes.select)
+    out.update(
+        repair_sft_rows=len(rows),
+        teacher_wins=stats["teacher_wins"],
+        repair_sft_stats={k: stats[k] for k in ("tasks", "trajectories", "teachers")},
+    )
+    with ctx.phases.phase("repair_sft"):
+        untrained = untrained_checkpoint(rows, sizes, ctx.work / "untrained")
+    _judge(ctx, heldout, "untrained", untrained, out)
+    with ctx.phases.phase("repair_sft") as tick:
+        sft = run_sft(rows, sizes.base, sizes.sft, ctx.work / "sft", callback=tick)
+    out.update(sft=_train_summary(sft), sft_tokens_per_s=_r(sft["tokens_per_s"]))
+    ctx.publish(out)
+    _judge(ctx, heldout, "sft", sft["checkpoint"], out)
+    out["sft_gap_to_best_teacher"] = _r(out["ves_best_teacher"] - out["ves_sft"])
     evo = run_evo(ctx, train[: sizes.evo_tasks], sft["checkpoint"])
-    models = {"untrained": untrained, "sft": sft["checkpoint"], "evo": evo.pop("checkpoint")}
-    out.update(evo)
-    out.update(_evaluate(ctx, heldout, models, taught["teachers"]))
+    out.update(evo_tasks=evo["evo_tasks"], evo_rounds=evo["evo_rounds"])
+    _judge(ctx, heldout, "evo", evo["checkpoint"], out)
     return out
 
 
-def _evaluate(
-    ctx: Context, heldout: list[dict[str, Any]], models: dict[str, str], teachers: list[str]
+def _judge(
+    ctx: Context, heldout: list[dict[str, Any]], name: str, path: str, out: dict[str, Any]
+) -> None:
+    """The student ``name`` (``hf:<path>``) in the planner's closed loop on the held-out
+    tasks, from its own first cut (``ves_<name>``) and, with ``heuristic_draft``, from the
+    naive cut too (``ves_<name>_heuristic_draft``; ``ves_naive`` is that cut's own VES);
+    into ``out``, published after each."""
+    modes = ["model", "heuristic"] if ctx.sizes.heuristic_draft else ["model"]
+    for mode in modes:
+        with ctx.phases.phase("evaluation", len(heldout)) as tick:
+            figures = ctx.loop.evaluate(
+                heldout, f"hf:{path}", ctx.sizes.evaluation, tick, draft=mode
+            )
+        key = name if mode == "model" else f"{name}_heuristic_draft"
+        out[f"ves_{key}"] = figures.pop("mean_ves")
+        first_cut = figures.pop("naive_mean_ves")
+        out["ves_naive" if mode == "heuristic" else f"draft_ves_{key}"] = first_cut
+        out[f"parse_rate_{key}"] = figures["parse_rate"]
+        if "draft_parse_rate" in figures:
+            out[f"draft_parse_rate_{key}"] = figures["draft_parse_rate"]
+        out[f"loop_{key}"] = figures
+        ctx.publish(out)
+
+
+def _judge_teachers(
+    ctx: Context, heldout: list[dict[str, Any]], teachers: list[str]
 ) -> dict[str, Any]:
-    """Students (``hf:``) and teachers in the planner's closed loop on the held-out tasks."""
-    out: dict[str, Any] = {"ves_teachers": {}}
-    budget = ctx.sizes.evaluation
-    with ctx.phases.phase("evaluation", len(heldout) * len(models)) as tick:
-        for name, path in models.items():
-            figures = ctx.loop.evaluate(heldout, f"hf:{path}", budget, tick)
-            out[f"ves_{name}"] = figures.pop("mean_ves")
-            out["ves_naive"] = figures.pop("naive_mean_ves")
-            out[f"parse_rate_{name}"] = figures["parse_rate"]
-            out[f"loop_{name}"] = figures
+    """Every teacher in the same loop on the held-out tasks, repairing the naive cut."""
+    budget, ves = ctx.sizes.evaluation, {}
     with ctx.phases.phase("teacher_evaluation", len(heldout) * len(teachers)) as tick:
         for name in teachers:
-            out["ves_teachers"][name] = ctx.loop.evaluate(heldout, name, budget, tick)["mean_ves"]
-    best = max(out["ves_teachers"], key=out["ves_teachers"].get)
-    out["best_teacher"] = best
-    out["ves_best_teacher"] = out["ves_teachers"][best]
-    out["sft_gap_to_best_teacher"] = _r(out["ves_best_teacher"] - out["ves_sft"])
-    return out
+            ves[name] = ctx.loop.evaluate(heldout, name, budget, tick)["mean_ves"]
+    best = max(ves, key=ves.get)
+    return {"ves_teachers": ves, "best_teacher": best, "ves_best_teacher": ves[best]}
 
 
 def untrained_checkpoint(rows: list[dict[str, Any]], sizes: Sizes, path: Path) -> str:
-    """The SFT run's starting point: the base :func:`run_sft` resolves from the same rows
-    (same tokenizer) and seed (same weights)."""
+    """The SFT run's starting point: a named real base's own checkpoint, else the base
+    :func:`run_sft` resolves from the same rows (same tokenizer) and seed (same weights)."""
+    if is_named_base(sizes.base):
+        return named_source(sizes.base)
     model, tokenizer = resolve_base(sizes.base, rows, seed=sizes.sft.seed)
     return str(save_checkpoint(model, tokenizer, path))
 
@@ -407,7 +479,7 @@ def _gui(ctx: Context) -> dict[str, Any]:
     )
     with ctx.phases.phase("gui_sft") as tick:
         rows = episode_rows(train)
-        sft = run_sft(rows, sizes.base, sizes.gui_sft, ctx.work / "gui_sft", callback=tick)
+        sft = run_sft(rows, sizes.gui_base, sizes.gui_sft, ctx.work / "gui_sft", callback=tick)
         start = sft["checkpoint"]
         sft_sr = step_sr(start, heldout, online.config())
     out: dict[str, Any] = {
@@ -434,14 +506,24 @@ GAPS = {
     "gap_sft_over_untrained": ("ves_sft", "ves_untrained"),
     "gap_evo_over_sft": ("ves_evo", "ves_sft"),
     "gap_solar_over_sparse": ("step_sr_solar", "step_sr_sparse"),
+    "gap_sft_over_untrained_heuristic_draft": (
+        "ves_sft_heuristic_draft",
+        "ves_untrained_heuristic_draft",
+    ),
+    "gap_evo_over_sft_heuristic_draft": ("ves_evo_heuristic_draft", "ves_sft_heuristic_draft"),
 }
 """The goals' gaps, taken within each seed; over seeds their mean and ``<key>_std`` say
-whether a gap is larger than its own spread."""
+whether a gap is larger than its own spread. The students' gaps are taken from their own
+first cuts, and beside them from the naive cut (``*_heuristic_draft``, when judged)."""
 
 
 def goal_gaps(figures: Mapping[str, Any]) -> dict[str, float]:
-    """One run's :data:`GAPS` (higher minus lower figure)."""
-    return {key: _r(figures[high] - figures[low]) for key, (high, low) in GAPS.items()}
+    """One run's :data:`GAPS` (higher minus lower figure) whose figures it has."""
+    return {
+        key: _r(figures[high] - figures[low])
+        for key, (high, low) in GAPS.items()
+        if high in figures and low in figures
+    }
 
 
 def run(
@@ -450,8 +532,10 @@ def run(
     seed: int = 0,
     work_dir: Path | None = None,
     endpoints: list[TeacherEndpoint] | None = None,
+    on_partial: Callable[[dict[str, Any]], None] = lambda figures: None,
 ) -> dict[str, Any]:
-    """Run every phase once with seed ``seed``; the figures as a JSON-ready dict."""
+    """Run every phase once with seed ``seed``; the figures as a JSON-ready dict (those so
+    far also go to ``on_partial`` after every repair step, with ``"partial": true``)."""
     started = time.perf_counter()
     seeds, sizes = seeds_for(seed), seeded(sizes, seed)
     endpoints = list(endpoints or ())
@@ -460,8 +544,13 @@ def run(
     with tempfile.TemporaryDirectory() as scratch, Progress() as bar:
         work = (work_dir or Path(scratch)) / f"seed-{seed}"
         phases = Phases(bar)
+
+        def publish(so_far: dict[str, Any]) -> None:
+            on_partial({**figures, **so_far, "partial": True, "runtime_s": dict(phases.seconds)})
+
         with planner_session(seed=seeds["plan"], endpoints=endpoints) as loop:
-            figures.update(_repair(Context(sizes, seeds, loop, phases, work)))
+            figures.update(_repair(Context(sizes, seeds, loop, phases, work, publish)))
+            publish({})
         figures.update(_gui(Context(sizes, seeds, loop, phases, work)))
     figures.update(goal_gaps(figures))
     figures["sizes"] = _jsonable(asdict(sizes))
@@ -471,13 +560,24 @@ def run(
 
 
 def run_seeds(
-    sizes: Sizes = FULL, seeds: int = 1, *, work_dir: Path | None = None
+    sizes: Sizes = FULL,
+    seeds: int = 1,
+    *,
+    work_dir: Path | None = None,
+    on_partial: Callable[[dict[str, Any]], None] = lambda figures: None,
 ) -> dict[str, Any]:
-    """:func:`run` for seeds 0 … ``seeds``−1; means under each key, std under ``<key>_std``."""
+    """:func:`run` for seeds 0 … ``seeds``−1; means under each key, std under ``<key>_std``.
+    ``on_partial`` gets the seeds done so far and the running seed's figures so far."""
     from services.trainer.config import TrainerSettings
 
     endpoints = TrainerSettings().teachers
-    runs = [run(sizes, seed=s, work_dir=work_dir, endpoints=endpoints) for s in range(seeds)]
+    runs: list[dict[str, Any]] = []
+    for s in range(seeds):
+
+        def running(figures: dict[str, Any], done: list[dict[str, Any]] = runs) -> None:
+            on_partial({"partial": True, "seeds_done": len(done), "running_seed": figures})
+
+        runs.append(run(sizes, seed=s, work_dir=work_dir, endpoints=endpoints, on_partial=running))
     return aggregate(runs)
 
 
@@ -489,6 +589,9 @@ def cli(
     json_path: Path = typer.Option(Path("trainer-bench.json"), "--json", help="Output file."),
     seeds: int = typer.Option(1, "--seeds", min=1, help="Runs, seeds 0 … K−1; mean and std."),
     quick: bool = typer.Option(False, "--quick", help="A test-sized run (seconds, not minutes)."),
+    base: str | None = typer.Option(
+        None, help="The repair student's base (default tiny:small; smollm2-135m: REAL sizes)."
+    ),
     plot: Path | None = typer.Option(
         None, "--plot", help="The SOLAR vs sparse curves as a PNG (default: next to --json)."
     ),
@@ -496,8 +599,13 @@ def cli(
     threads: int = typer.Option(DEFAULT_THREADS, help="torch threads (0: torch's default)."),
 ) -> None:
     """Run the learning ladder (repair SFT, evo, GUI SFT, SOLAR vs sparse online) as JSON."""
+
+    def partial(figures: dict[str, Any]) -> None:
+        json_path.write_text(json.dumps(_jsonable(figures), indent=2) + "\n")
+
+    sizes = sizes_for(base, quick=quick)
     with torch_threads(threads) as used:
-        results = run_seeds(QUICK if quick else FULL, seeds, work_dir=work_dir)
+        results = run_seeds(sizes, seeds, work_dir=work_dir, on_partial=partial)
     results["torch_threads"] = used
     png = plot or json_path.with_suffix(".png")
     results["plot"] = str(png)

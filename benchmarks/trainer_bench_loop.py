@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from random import Random
-from typing import Any
+from typing import Any, Literal
 
 from fastapi.testclient import TestClient
 
@@ -159,6 +159,43 @@ def parse_counts(stats: Mapping[str, Any]) -> tuple[int, int]:
     return int(stats.get("candidates", 0)), int(stats.get("dropped", 0))
 
 
+GENERATION = tuple(
+    f"{kind}{key}"
+    for kind in ("", "draft_")
+    for key in ("generate_calls", "prompt_tokens", "new_tokens", "generate_s")
+)
+"""A model proposer's generation counts: its repairs', then its first cuts'."""
+
+
+def _add_counts(counts: dict[str, float], stats: Mapping[str, Any]) -> None:
+    """Add one plan's parse and generation counts to ``counts``."""
+    answers, unparsed = parse_counts(stats)
+    drafts = int(stats.get("draft_answers", 0))
+    added = {"candidates": answers, "dropped": unparsed, "draft_answers": drafts}
+    added["draft_unparsed"] = drafts - int(stats.get("draft_parsed", 0))
+    added.update({key: stats[key] for key in GENERATION if key in stats})
+    for key, value in added.items():
+        counts[key] = counts.get(key, 0) + value
+
+
+def _rates(counts: Mapping[str, float]) -> dict[str, Any]:
+    """Parse rates (and tokens per second) from summed counts."""
+    candidates, drafts = counts.get("candidates", 0), counts.get("draft_answers", 0)
+    out: dict[str, Any] = {
+        "candidates": int(candidates),
+        "parse_rate": round(1 - counts.get("dropped", 0) / candidates, 4) if candidates else 0.0,
+    }
+    if drafts:
+        out["draft_parse_rate"] = round(1 - counts["draft_unparsed"] / drafts, 4)
+    out.update({k: round(counts[k], 2) for k in GENERATION if k in counts})
+    for kind in ("", "draft_"):
+        if counts.get(f"{kind}generate_s"):
+            seconds = counts[f"{kind}generate_s"]
+            out[f"{kind}new_tokens_per_s"] = round(counts[f"{kind}new_tokens"] / seconds, 2)
+            out[f"{kind}s_per_call"] = round(seconds / counts[f"{kind}generate_calls"], 2)
+    return out
+
+
 @dataclass(frozen=True)
 class LoopBudget:
     """Rounds and candidates per round of one closed-loop run, and the rounds in a row
@@ -169,9 +206,15 @@ class LoopBudget:
     patience: int = 1
 
 
+DraftMode = Literal["model", "heuristic"]
+"""Where a plan's first cut comes from: the proposer's model (``options.draft: "model"``, no
+timeline given) or the naive heuristic cut, given as the timeline to repair."""
+
+
 @dataclass
 class LoopRunner:
-    """POST /v1/plan in repair mode from the naive cut (fixed seed), and the records written."""
+    """POST /v1/plan (fixed seed) from the model's own first cut or in repair mode from the
+    naive cut, and the records written."""
 
     client: TestClient
     seed: int
@@ -183,8 +226,9 @@ class LoopRunner:
         proposer: str,
         budget: LoopBudget,
         teachers: Sequence[str] = (),
+        draft: DraftMode = "heuristic",
     ) -> dict[str, Any]:
-        options = {
+        options: dict[str, Any] = {
             "proposer": proposer,
             "teachers": list(teachers),
             "max_rounds": budget.max_rounds,
@@ -193,7 +237,11 @@ class LoopRunner:
             "seed": self.seed,
             "relax": False,  # every cut is judged under the ledger as written
         }
-        body = {"task": task, "timeline": naive_cut(task), "options": options}
+        body: dict[str, Any] = {"task": task, "options": options}
+        if draft == "model":
+            options["draft"] = "model"
+        else:
+            body["timeline"] = naive_cut(task)
         answer = self.client.post("/v1/plan", json=body)
         if answer.is_error:
             raise RuntimeError(f"POST /v1/plan answered {answer.status_code}: {answer.text}")
@@ -205,19 +253,22 @@ class LoopRunner:
         proposer: str,
         budget: LoopBudget,
         tick: Callable[[], None],
+        draft: DraftMode = "heuristic",
     ) -> dict[str, Any]:
-        """Mean final and naive VES of ``proposer`` over ``tasks``, plus how it proposed:
-        ``improving_share`` is the share of its scored candidates that raised VES."""
-        finals, drafts, accepted, dropped, candidates = [], [], 0, 0, 0
+        """Mean final and first-cut VES of ``proposer`` over ``tasks`` (``naive_mean_ves``:
+        the first cut's, the model's own under ``draft="model"``), plus how it proposed:
+        ``improving_share`` is the share of its scored candidates that raised VES; parse
+        rates of its repairs and, under ``draft="model"``, of its drafts; its generation
+        figures when it reports them."""
+        finals, drafts, accepted = [], [], 0
+        counts: dict[str, float] = {}
         self.new_records()  # only this proposer's candidates are counted below
         for task in tasks:
-            plan = self.plan(task, proposer, budget)
+            plan = self.plan(task, proposer, budget, draft=draft)
             finals.append(plan["ves"])
             drafts.append(plan["draft_ves"])
             accepted += sum(r["accepted"] for r in plan["rounds"])
-            answers, unparsed = parse_counts(plan["branches"][0].get("stats") or {})
-            dropped += unparsed
-            candidates += answers
+            _add_counts(counts, plan["branches"][0].get("stats") or {})
             tick()
         scored = self.new_records()
         improving = sum((r["ves_after"] or 0.0) > r["ves_before"] for r in scored)
@@ -226,8 +277,7 @@ class LoopRunner:
             "improving_share": round(improving / len(scored), 4) if scored else 0.0,
             "naive_mean_ves": round(sum(drafts) / len(drafts), 4),
             "accepted_rounds": accepted,
-            "candidates": candidates,
-            "parse_rate": round(1 - dropped / candidates, 4) if candidates else 0.0,
+            **_rates(counts),
         }
 
     def resolvable(self, names: Sequence[str]) -> tuple[list[str], dict[str, str]]:

@@ -181,7 +181,7 @@ def _gui(
     episodes, train = gui_train_episodes(sizes, seeds)
     seed = _shifted_like(VALIDATION_EPISODE_SEED, seeds, "online_train_episodes")
     validation = long_episodes(validation_episodes, seed, online.min_steps)
-    sft = run_sft(episode_rows(episodes), sizes.base, sizes.gui_sft, work / "gui_sft")
+    sft = run_sft(episode_rows(episodes), sizes.gui_base, sizes.gui_sft, work / "gui_sft")
     out: dict[str, Any] = {
         "gui_sft_loss": round(sft["final_loss"], 4),
         "pg_lr": online.pg.lr,
@@ -235,7 +235,7 @@ def select(
     out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         for base in bases:
-            based = replace(seeded(sizes, seed), base=base)
+            based = replace(seeded(sizes, seed), base=base, gui_base=base)
             work = Path(scratch) / base.replace(":", "-")
             figures: dict[str, Any] = {}
             if repair:

@@ -13,7 +13,16 @@ from typer.testing import CliRunner
 
 from benchmarks.__main__ import app
 from benchmarks.editbench import generate
-from benchmarks.trainer_bench import GAPS, QUICK, SEEDS, editbench_tasks, seeds_for
+from benchmarks.trainer_bench import (
+    FULL,
+    GAPS,
+    QUICK,
+    REAL,
+    SEEDS,
+    editbench_tasks,
+    seeds_for,
+    sizes_for,
+)
 from benchmarks.trainer_bench_loop import (
     RELEVANCE,
     BenchRegistry,
@@ -116,11 +125,14 @@ def test_a_quick_run_reports_every_figure_in_range(quick: dict[str, Any]) -> Non
     for key in ("ves_naive", "ves_untrained", "ves_sft", "ves_evo", "ves_best_teacher"):
         assert 0.0 <= quick[key] <= 1.0, key
         assert quick[f"{key}_std"] >= 0.0, key
-    # a model that never proposes a usable patch leaves the naive cut as it was
-    assert quick["ves_untrained"] >= quick["ves_naive"]
-    for key in ("parse_rate_untrained", "parse_rate_sft", "parse_rate_evo"):
-        assert 0.0 <= quick[key] <= 1.0, key
-    for run, name in itertools.product(quick["per_seed"], ("untrained", "sft", "evo")):
+    # the loop never lowers a first cut: the naive one, or the student's own
+    assert quick["ves_untrained_heuristic_draft"] >= quick["ves_naive"]
+    students = [f"{s}{d}" for s in ("untrained", "sft", "evo") for d in ("", "_heuristic_draft")]
+    for run, name in itertools.product(quick["per_seed"], students):
+        assert 0.0 <= run[f"parse_rate_{name}"] <= 1.0, name
+        if not name.endswith("_heuristic_draft"):
+            assert run[f"ves_{name}"] >= run[f"draft_ves_{name}"], name
+            assert 0.0 <= run[f"draft_parse_rate_{name}"] <= 1.0, name
         loop = run[f"loop_{name}"]
         assert 0.0 <= loop["improving_share"] <= 1.0, name
         # a round is accepted only for a candidate that raised VES
@@ -149,6 +161,17 @@ def test_a_quick_run_reports_every_figure_in_range(quick: dict[str, Any]) -> Non
     phases = {"teachers", "repair_sft", "evo", "evaluation", "gui_sft", "gui_solar", "total"}
     assert phases <= set(quick["runtime_s"])
     assert Path(quick["plot"]).read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_named_base_gets_the_real_sizes_under_lora() -> None:
+    assert sizes_for(None) == FULL and sizes_for(None, quick=True) == QUICK
+    assert sizes_for("tiny").base == "tiny" and sizes_for("tiny").sft.lora is None
+    real = sizes_for("smollm2-135m")
+    assert real == REAL and real.sft.lora is not None and real.dpo.lora is not None
+    assert real.gui_base == FULL.gui_base  # the GUI arm keeps its tiny student
+    quick = sizes_for("smollm2-135m", quick=True)
+    assert quick.base == "smollm2-135m" and quick.sft.max_steps == QUICK.sft.max_steps
+    assert quick.sft.lora is not None
 
 
 def test_parse_counts_read_the_planners_answer_counters() -> None:

@@ -283,3 +283,75 @@ def test_the_real_base_proposes_under_the_schema(real_base: Materialized, small)
     stats = proposer.stats
     assert (stats.requests, stats.candidates, stats.errors) == (1, 2, [])
     hf.clear_cache(proposer.path)
+
+
+def test_candidates_of_a_round_read_the_prompt_once(checkpoint, small) -> None:
+    from services.planner.proposers.hf import generate_shared_prompt
+
+    loaded = hf.load(checkpoint)
+    ids = loaded.tokenizer("surfer rides a wave", return_tensors="pt")["input_ids"]
+    options = {"max_new_tokens": 8, "do_sample": True, "num_return_sequences": 3}
+    options["pad_token_id"] = loaded.tokenizer.pad_token_id
+    prompt_rows = []
+    hook = loaded.model.register_forward_pre_hook(
+        lambda _, args, kwargs: prompt_rows.append(kwargs["input_ids"].shape), with_kwargs=True
+    )
+    try:
+        with torch.inference_mode():
+            torch.manual_seed(5)
+            plain = loaded.model.generate(
+                input_ids=ids, attention_mask=torch.ones_like(ids), **options
+            )
+            prompt_rows.clear()
+            torch.manual_seed(5)
+            shared = generate_shared_prompt(loaded.model, ids, options)
+    finally:
+        hook.remove()
+    assert torch.equal(plain, shared)
+    assert prompt_rows[0] == (1, ids.shape[1] - 1)  # the prompt, once, for one row
+    assert all(shape[1] == 1 for shape in prompt_rows[1:])  # then one token per step
+
+
+def test_the_report_counts_what_generation_cost(checkpoint, small) -> None:
+    proposer = HFProposer(checkpoint, max_new_tokens=6)
+    proposer.propose(*small, n=3, seed=0)
+    report = proposer.report()
+    assert report["generate_calls"] == 1 and report["prompt_tokens"] > 0
+    assert 3 <= report["new_tokens"] <= 18 and report["generate_s"] > 0
+    rate = report["new_tokens"] / report["generate_s"]
+    assert report["new_tokens_per_s"] == pytest.approx(rate, rel=0.02)
+
+
+@pytest.mark.real_model
+def test_the_real_base_drafts_and_repairs_in_the_closed_loop(
+    real_base: Materialized, tmp_path: Path
+) -> None:
+    import json
+
+    from fastapi.testclient import TestClient
+
+    from clients.verifier import VerifierClient
+    from services.planner.app import build_app
+    from services.planner.config import PlannerSettings
+    from services.verifier.app import build_app as build_verifier
+    from services.verifier.config import VerifierSettings
+
+    task = json.loads(Path("examples/surf-reel/task.json").read_text())
+    keep = {"c01", "c03", "c04", "c06", "c10"}  # ocean, surfers, dog, sunset: short prompts
+    task["clips"] = [c for c in task["clips"] if c["id"] in keep]
+    task["music"] = task["music"][:1]
+    verifier = VerifierClient(http_client=TestClient(build_verifier(VerifierSettings())))
+    settings = PlannerSettings(data_dir=real_base.path.parent.parent, media_root=tmp_path)
+    options = {"proposer": "hf:smollm2-135m", "draft": "model", "max_rounds": 1}
+    options.update(candidates=2, seed=0)
+    with TestClient(build_app(settings, verifier=verifier)) as client:
+        answer = client.post("/v1/plan", json={"task": task, "options": options})
+    assert answer.status_code == 200, answer.text
+    plan = answer.json()
+    stats = plan["branches"][0]["stats"]
+    assert plan["draft"] == "model" and stats["draft_parsed"] >= 1
+    assert [r["round"] for r in plan["rounds"]] == [1]
+    assert stats["answers"] == 2 and stats["parsed"] == 2
+    assert stats["generate_calls"] == stats["draft_generate_calls"] == 1  # one generate each
+    assert stats["new_tokens"] > 0 and stats["draft_new_tokens"] > 0
+    hf.clear_cache(str(real_base.path))

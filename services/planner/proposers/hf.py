@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,10 +46,12 @@ from services.common.base_models import (
 )
 from services.common.tokenizer_files import load_tokenizer_files
 from services.planner.proposers.base import ProposerError
-from services.planner.proposers.completion import CompletionProposer
+from services.planner.proposers.completion import DRAFT_SAMPLES, CompletionProposer
 from services.planner.proposers.grammar import GrammarDecoder
 from services.planner.proposers.relations import CutFacts, RelationMask
 from services.planner.proposers.simple_draft import DraftFn, simple_draft
+from services.verifier.task import Task
+from services.verifier.timeline import Timeline
 
 
 @dataclass
@@ -232,6 +235,9 @@ class HFProposer(CompletionProposer):
         self.relations = relations
         self.temperature = temperature
         self.top_p = top_p
+        self.generation = GenerationStats()
+        self.draft_generation = GenerationStats()
+        self._counting = self.generation
 
     @property
     def loaded(self) -> LoadedModel:
@@ -274,12 +280,31 @@ class HFProposer(CompletionProposer):
                 facts = facts if self.relations else None
                 options["logits_processor"] = _processors(loaded.grammar, schema, facts)
             with loaded.lock, _seeded(torch, self.device, seed), torch.inference_mode():
-                output = model.generate(**inputs, **options)
+                started = time.perf_counter()
+                output = generate_shared_prompt(model, inputs["input_ids"], options)
+                seconds = time.perf_counter() - started
         except (RuntimeError, ValueError, IndexError, AssertionError) as error:
             self.stats.errors.append(f"{self.name}: generation failed: {error}")
             return []
-        new = output[:, inputs["input_ids"].shape[1] :]
+        prompt_len = inputs["input_ids"].shape[1]
+        new = output[:, prompt_len:]
+        stops = {options["pad_token_id"], tokenizer.eos_token_id} - {None}
+        self._counting.add(prompt_len, _written(new, stops), seconds)
         return tokenizer.batch_decode(new, skip_special_tokens=True)
+
+    def model_draft(self, task: Task, *, seed: int, n: int = DRAFT_SAMPLES) -> Timeline | None:
+        """The model's first cut; its generation is counted apart from the repairs'."""
+        self._counting = self.draft_generation
+        try:
+            return super().model_draft(task, seed=seed, n=n)
+        finally:
+            self._counting = self.generation
+
+    def report(self) -> dict[str, Any]:
+        """The parse counts, plus what generation cost (:class:`GenerationStats`): the
+        repairs' under ``generate_*``, the first cut's under ``draft_generate_*``."""
+        drafts = {f"draft_{k}": v for k, v in self.draft_generation.as_dict().items()}
+        return {**super().report(), **self.generation.as_dict(), **drafts}
 
     def _options(self, tokenizer: Any, n: int, max_tokens: int | None) -> dict[str, Any]:
         """``generate``'s keywords: the token budget (``max_new_tokens`` when set, else the
@@ -296,6 +321,66 @@ class HFProposer(CompletionProposer):
         if sample:
             options.update(temperature=self.temperature, top_p=self.top_p)
         return options
+
+
+@dataclass
+class GenerationStats:
+    """``generate`` calls, prompt tokens read, new tokens written (up to each row's stop) and
+    wall seconds spent in ``generate``: the proposer's tokens per second."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    new_tokens: int = 0
+    seconds: float = 0.0
+
+    def add(self, prompt_tokens: int, new_tokens: int, seconds: float) -> None:
+        self.calls += 1
+        self.prompt_tokens += prompt_tokens
+        self.new_tokens += new_tokens
+        self.seconds += seconds
+
+    def as_dict(self) -> dict[str, Any]:
+        rate = self.new_tokens / self.seconds if self.seconds else 0.0
+        return {
+            "generate_calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "new_tokens": self.new_tokens,
+            "generate_s": round(self.seconds, 3),
+            "new_tokens_per_s": round(rate, 2),
+        }
+
+
+def generate_shared_prompt(model: Any, input_ids: Any, options: dict[str, Any]) -> Any:
+    """``model.generate`` for ``num_return_sequences`` rows of one prompt, reading the prompt
+    once: its KV cache is computed for a single row, repeated for every row, and the rows are
+    then sampled together in one batched ``generate`` (the rows' logits processors see the
+    same full ``input_ids`` as without the cache)."""
+    import torch
+    from transformers import DynamicCache
+
+    rows = options.get("num_return_sequences", 1)
+    if rows <= 1 or input_ids.shape[1] < 2:
+        mask = torch.ones_like(input_ids)
+        return model.generate(input_ids=input_ids, attention_mask=mask, **options)
+    cache = DynamicCache(config=model.config)
+    model(input_ids=input_ids[:, :-1], cache=cache, use_cache=True, logits_to_keep=1)
+    cache.batch_repeat_interleave(rows)
+    batch = input_ids.repeat(rows, 1)
+    options = {**options, "num_return_sequences": 1}
+    return model.generate(
+        input_ids=batch, attention_mask=torch.ones_like(batch), cache=cache, **options
+    )
+
+
+def _written(new: Any, stop_ids: set[int]) -> int:
+    """New tokens written across rows: each row through its first stop token (after it a
+    stopped row only pads), or all of it."""
+    import torch
+
+    stopped = torch.isin(new, torch.tensor(sorted(stop_ids), device=new.device))
+    first = stopped.int().argmax(dim=1) + 1
+    lengths = torch.where(stopped.any(dim=1), first, new.shape[1])
+    return int(lengths.sum())
 
 
 def _processors(
