@@ -42,7 +42,7 @@ class PlanOptions(BaseModel):
     model proposer may be asked again, each round with a new sampling seed."""
     seed: Seed = 0
     time_budget_s: Budget | None = None
-    relax: bool = True
+    relax: StrictBool = True
     """When the ledger cannot be met (the pre-checks, or the exact proposer's deletion filter,
     find conflicting entries): plan under the ledger with one entry of each conflict made soft
     and answer ``infeasible``. ``false`` plans under the ledger as written, so the answer never
