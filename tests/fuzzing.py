@@ -133,3 +133,13 @@ def oversized_int_cases(schema: BaseSchema) -> Iterator[tuple[Case, str]]:
             for value in OVERSIZED_INTS:
                 path = {p.name: "x" for p in operation.path_parameters}
                 yield operation.Case(path_parameters=path, query={param.name: value}), param.name
+
+
+def assert_oversized_ints_refused(schema: BaseSchema) -> None:
+    """Every :func:`oversized_int_cases` request answers 422 naming its parameter."""
+    cases = list(oversized_int_cases(schema))
+    assert cases
+    for case, param in cases:
+        response = case.call_and_validate(checks=CHECKS)
+        assert response.status_code == 422, (case.operation.label, response.text)
+        assert response.json()["error"]["param"] == param
