@@ -199,6 +199,7 @@ def run(
     catalog_max_n: int = 4000,
     natural_n: int = 0,
     judge: str | None = None,
+    rank_queries: int = 1,
 ) -> dict[str, Any]:
     """Sample ``n`` ground truths and synthesise each with and without feedback (``n`` 0:
     skipped); with ``model_solver``, that model on BFCL's held-out half too; with
@@ -210,7 +211,9 @@ def run(
         else {}
     )
     if natural_n:
-        per_catalog |= question_naturalness(judge, n=natural_n, seed=seed, threads=threads)
+        per_catalog |= question_naturalness(
+            judge, n=natural_n, seed=seed, threads=threads, rank_queries=rank_queries
+        )
     if n <= 0:
         return {"seed": seed, **per_catalog}
     return (
@@ -308,7 +311,16 @@ def cli(
         400, min=0, help="Truths per catalog whose questions are judged (0: none)."
     ),
     judge: str = typer.Option(
-        "smollm2-135m", help="The named base that scores questions' NLL ('none': no NLL)."
+        "smollm2-135m",
+        help="The named base that scores questions' NLL: smollm2-135m, gemma3-270m ('none': "
+        "no NLL).",
+    ),
+    rank_queries: int = typer.Option(
+        1,
+        min=1,
+        max=16,
+        help="Also judge stage 2 ranked: this many drafts a query, the most natural to "
+        "smollm2-135m kept (then judge with gemma3-270m).",
     ),
 ) -> None:
     """Run the ToolLoop with and without feedback and write the figures as JSON."""
@@ -324,6 +336,7 @@ def cli(
         catalog_max_n=catalog_max_n,
         natural_n=natural_n,
         judge=None if judge == "none" else judge,
+        rank_queries=rank_queries,
     )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps(results, indent=2))

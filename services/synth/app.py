@@ -16,7 +16,13 @@ from services.common.settings import database_url_for
 from services.synth import service
 from services.synth.api import router
 from services.synth.config import SynthSettings, get_settings
-from services.synth.jobs import SYNTH_KIND, GeneratorFactory, ReaderFactory, SynthWorker
+from services.synth.jobs import (
+    SYNTH_KIND,
+    GeneratorFactory,
+    RankerFactory,
+    ReaderFactory,
+    SynthWorker,
+)
 
 
 def build_app(
@@ -24,16 +30,19 @@ def build_app(
     *,
     generators: GeneratorFactory | None = None,
     readers: ReaderFactory | None = None,
+    rankers: RankerFactory | None = None,
 ) -> FastAPI:
     """The synth app with its worker threads. ``generators``: builds a job's generator by
     name (tests inject one); by default :func:`services.synth.service.build_generator`.
     ``readers``: builds the stage-3 reader a job names; by default
-    :func:`services.synth.service.build_reader`."""
+    :func:`services.synth.service.build_reader`. ``rankers``: builds the model that ranks
+    stage-2 drafts; by default :func:`services.synth.service.build_ranker`."""
     settings = settings or get_settings()
     engine = make_engine(database_url_for(settings))
     factory = generators or (lambda name: service.build_generator(name, settings))
     reader_factory = readers or (lambda name: service.build_reader(name, settings))
-    workers = SynthWorker(settings, engine, factory, reader_factory)
+    ranker_factory = rankers or (lambda: service.build_ranker(settings))
+    workers = SynthWorker(settings, engine, factory, reader_factory, ranker_factory)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -31,6 +31,7 @@ from services.synth import store
 from services.synth.calls import Tool
 from services.synth.config import SynthSettings
 from services.synth.generators.base import Generator
+from services.synth.generators.ranked import RankedWriter, Scorer
 from services.synth.generators.staged import CallReader, StagedGenerator
 from services.synth.outcome import Outcome
 from services.synth.pipeline import synthesize
@@ -40,6 +41,7 @@ __all__ = [
     "SYNTH_KIND",
     "GeneratorFactory",
     "JobSpec",
+    "RankerFactory",
     "ReaderFactory",
     "SynthWorker",
     "Tally",
@@ -56,6 +58,8 @@ GeneratorFactory = Callable[[str], Generator]
 """Builds the named generator for one job (closed afterwards when it has ``close``)."""
 ReaderFactory = Callable[[str], CallReader]
 """Builds the stage-3 reader a job names (its ``reader``), for one job."""
+RankerFactory = Callable[[], Scorer]
+"""Builds the model that ranks stage-2 drafts (a job's ``rank_queries`` above 1)."""
 
 
 @dataclass(frozen=True)
@@ -265,15 +269,26 @@ def _no_readers(name: str) -> CallReader:
     raise ValueError(f"this worker builds no stage-3 reader (asked for {name!r})")
 
 
+def _no_ranker() -> Scorer:
+    raise ValueError("this worker builds no stage-2 ranker")
+
+
 def job_generator(
-    request: Mapping[str, Any], generators: GeneratorFactory, readers: ReaderFactory
+    request: Mapping[str, Any],
+    generators: GeneratorFactory,
+    readers: ReaderFactory,
+    rankers: RankerFactory = _no_ranker,
 ) -> Generator:
-    """The job's generator; when the job names a ``reader``, that reader answers stage 3."""
+    """The job's generator; with ``rank_queries`` above 1 its queries are the most natural of
+    that many drafts (:class:`RankedWriter`); when the job names a ``reader``, that reader
+    answers stage 3."""
     generator = generators(request["generator"])
-    reader = request.get("reader")
-    if reader is None:
-        return generator
+    reader, drafts = request.get("reader"), request.get("rank_queries", 1)
     try:
+        if drafts > 1:
+            generator = RankedWriter(generator, rankers(), candidates=drafts)
+        if reader is None:
+            return generator
         return StagedGenerator(generator, readers(reader), reader_name=reader)
     except Exception:
         close = getattr(generator, "close", None)
@@ -288,11 +303,12 @@ def synth_handler(
     *,
     batch_size: int = 8,
     readers: ReaderFactory = _no_readers,
+    rankers: RankerFactory = _no_ranker,
 ) -> Handler:
     """The handler of :data:`SYNTH_KIND` jobs."""
 
     def handle(ctx: JobContext) -> dict[str, Any]:
-        generator = job_generator(ctx.payload["request"], generators, readers)
+        generator = job_generator(ctx.payload["request"], generators, readers, rankers)
         try:
             return _Run(ctx, engine, generator, batch_size).run()
         finally:
@@ -312,10 +328,15 @@ class SynthWorker:
         engine: Engine,
         generators: GeneratorFactory,
         readers: ReaderFactory = _no_readers,
+        rankers: RankerFactory = _no_ranker,
     ) -> None:
         self.queue = JobQueue(engine)
         handler = synth_handler(
-            engine, generators, batch_size=settings.synth_batch_size, readers=readers
+            engine,
+            generators,
+            batch_size=settings.synth_batch_size,
+            readers=readers,
+            rankers=rankers,
         )
         self._workers = [
             Worker(

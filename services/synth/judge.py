@@ -4,7 +4,8 @@ A question is scored as plain text after one start token (the tokenizer's BOS, e
 so the first word is scored too): the mean NLL, in nats, of its tokens. Lower reads more like
 the text the model learnt from. :func:`mean_nll` averages over questions, each counting once,
 so a long question weighs no more than a short one. The model is any named real base
-(:mod:`services.common.base_models`, ``smollm2-135m`` by default), loaded once per process.
+(:mod:`services.common.base_models`, ``smollm2-135m`` by default, or the judge-only
+``gemma3-270m``), loaded once per process; measured in float32 unless told otherwise.
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ class NllJudge:
         threads: int = 1,
         batch_size: int = 16,
         max_tokens: int = 256,
+        dtype: str = "float32",
+        param: str = "judge",
     ) -> None:
         if batch_size < 1 or max_tokens < 2:
             raise ValueError("batch_size must be ≥ 1 and max_tokens ≥ 2")
-        self.loaded = base_models.load(name, data_dir, dtype="float32", threads=threads)
+        self.loaded = base_models.load(name, data_dir, dtype=dtype, threads=threads, param=param)
         self.name, self.batch_size, self.max_tokens = name, batch_size, max_tokens
         tokenizer = self.loaded.tokenizer
         start = tokenizer.bos_token_id

@@ -31,6 +31,7 @@ from services.synth.catalog import CatalogError, builtin_catalog, validate_catal
 from services.synth.config import SynthSettings
 from services.synth.generators.base import Generator
 from services.synth.generators.llm import LLMGenerator, LLMUnavailableError
+from services.synth.generators.ranked import Scorer
 from services.synth.generators.staged import CallReader
 from services.synth.jobs import SYNTH_KIND, max_samples
 from services.synth.sampling import Sampler, UnrealisableCatalogError
@@ -39,8 +40,10 @@ __all__ = [
     "BUILTIN",
     "GENERATORS",
     "build_generator",
+    "build_ranker",
     "build_reader",
     "check_generator",
+    "check_ranker",
     "check_reader",
     "create_catalog",
     "evaluate",
@@ -171,6 +174,38 @@ def build_reader(name: str, settings: SynthSettings) -> CallReader:
     set_torch_threads(settings.torch_threads)
     loaded = load(path, choose_device(settings.hf_device), settings.model_dtype)
     return ModelCalls(ModelReader(loaded, max_new_tokens=settings.synth_reader_max_new_tokens))
+
+
+# -- stage-2 ranking ---------------------------------------------------------------------
+
+RANKER = "smollm2-135m"
+"""The real base that reads stage-2 drafts when a job's ``rank_queries`` is above 1."""
+
+
+def check_ranker(settings: SynthSettings) -> None:
+    """Raise unless :data:`RANKER` can run here (422 naming ``rank_queries``)."""
+    if find_spec("transformers") is None:
+        raise InvalidRequest(
+            "ranking stage-2 drafts reads them with a model, which needs transformers: "
+            "pip install 'refinery[model]'",
+            code="ranker_unavailable",
+            param="rank_queries",
+        )
+    check_available(RANKER, settings.data_dir, param="rank_queries")
+
+
+def build_ranker(settings: SynthSettings) -> Scorer:
+    """:data:`RANKER` as a scorer, loaded once per process (``REFINERY_MODEL_DTYPE``,
+    ``REFINERY_TORCH_THREADS``)."""
+    from services.synth.judge import NllJudge
+
+    return NllJudge(
+        RANKER,
+        settings.data_dir,
+        threads=settings.torch_threads,
+        dtype=settings.model_dtype,
+        param="rank_queries",
+    )
 
 
 # -- catalogs ---------------------------------------------------------------------------
@@ -314,6 +349,8 @@ def submit(
     check_generator(body.generator, settings)
     if body.reader is not None:
         check_reader(body.reader, settings)
+    if body.rank_queries > 1:
+        check_ranker(settings)
     payload = _payload(body, tools, dropped, max_samples(body.n, settings.synth_sample_factor))
     job = queue.submit(SYNTH_KIND, payload, idempotency_key=idempotency_key)
     if job.payload.get("request") != payload["request"]:

@@ -48,3 +48,19 @@ def test_the_people_side_takes_synths_category_mix() -> None:
         <= figures["bfcl_nll"]
         <= max(people[c] for c in mix) + 1e-6
     )
+
+
+def test_ranked_stage_2_is_judged_beside_on_the_same_truths_by_another_model() -> None:
+    pytest.importorskip("bfcl_eval")
+    with pytest.raises(ValueError, match="cannot judge its own"):
+        question_naturalness("smollm2-135m", n=2, rank_queries=4, judge=_Words())
+    figures = question_naturalness(
+        "words", n=8, seed=1, judge=_Words(), rank_queries=4, ranker=_Words()
+    )
+    plain, ranked = figures["naturalness_by_catalog"], figures["naturalness_ranked_by_catalog"]
+    assert figures["ranker"] == "smollm2-135m" and figures["rank_queries"] == 4
+    for name, per in ranked.items():
+        counts = per["ranking"]
+        assert counts["queries"] >= 8 and counts["passed"] <= counts["drafts"]
+        assert counts["drafts"] <= 4 * counts["queries"] and counts["changed"] >= 1
+        assert per["n"] == plain[name]["n"] and "query_nll_gap" in per

@@ -218,3 +218,32 @@ def test_the_real_base_loads_once_and_answers(real_base: Materialized) -> None:
         output = loaded.model.generate(**inputs, max_new_tokens=8, do_sample=False)
     answer = loaded.tokenizer.decode(output[0, inputs["input_ids"].shape[1] :])
     assert "Paris" in answer
+
+
+def test_a_gguf_split_over_wheels_is_found_in_order_and_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = base_models.JUDGE_BASES["gemma3-270m"]
+    assert not base_models.is_named_base(spec.name)  # a judge, never a planner/trainer base
+    assert spec.install.count("--no-deps") == 1 and all(p in spec.install for p in spec.parts)
+    files = {}
+    for i, distribution in enumerate(spec.parts):
+        files[distribution] = tmp_path / f"part{i}" / f"model.gguf.part0{i}"
+        files[distribution].parent.mkdir()
+        files[distribution].write_bytes(bytes([i]) * 3)
+    monkeypatch.setattr(base_models, "_wheel_file", lambda dist, wanted: files.get(dist))
+    parts = base_models.locate_parts(spec)
+    assert parts == tuple(files.values()) and base_models.locate_gguf(spec) == parts[0]
+    named = base_models._source_digest(spec, parts[0])
+    whole = base_models._assemble(parts, tmp_path / "whole" / spec.gguf)
+    assert whole.read_bytes() == b"".join(p.read_bytes() for p in parts)
+    files[spec.parts[2]].write_bytes(b"changed")
+    assert base_models._source_digest(spec, parts[0]) != named
+
+    missing = dict(files)
+    del missing[spec.parts[3]]
+    monkeypatch.setattr(base_models, "_wheel_file", lambda dist, wanted: missing.get(dist))
+    assert base_models.locate_parts(spec) is None
+    with pytest.raises(BaseUnavailable) as caught:
+        base_models.materialize(spec.name, tmp_path / "data", param="judge")
+    assert caught.value.param == "judge" and spec.install in caught.value.message
