@@ -22,6 +22,10 @@ thread, which reads ahead, so the mark travels with the frame (its identity) rat
 sitting on the capture. Files without such frames (intra-only, or P-frames only, as many
 cameras write) decode every frame as before; a still picture's identical frames are real
 frames, never ``repeated``.
+
+:class:`SkimmedBatches` decodes less again: the keyframes first, then only the spans
+between keyframes that differ (where a cut or a dissolve can lie), each from its keyframe;
+a span between alike keyframes is its first keyframe and a gap, as skipped frames are.
 """
 
 from __future__ import annotations
@@ -47,9 +51,12 @@ except ImportError:  # pragma: no cover - not on Windows
 __all__ = [
     "ANALYSIS_WIDTH",
     "DECODER_FLAGS",
+    "SKIM_CHANGE",
+    "SKIM_MAX_S",
     "FfmpegCapture",
     "FrameBatches",
     "RepeatWatch",
+    "SkimmedBatches",
 ]
 
 ANALYSIS_WIDTH = 320
@@ -58,6 +65,12 @@ DECODER_FLAGS = ("-skip_loop_filter", "all", "-flags2", "fast", "-skip_frame", "
 are not references. Together they cut decoding by about 40 % on the benchmark footage.
 (``-skip_frame bidir`` would skip more, but a P-frame may refer to a B-frame — x264 from
 its ``medium`` preset on, hierarchical B-frames — and would then decode wrong.)"""
+SKIM_CHANGE = 12.0
+"""Largest change between two keyframes (PySceneDetect's content score, and the mean
+absolute BGR difference, 0–255) across which :class:`SkimmedBatches` decodes nothing."""
+SKIM_MAX_S = 2.5
+"""Longest span between keyframes left undecoded (a cut away and back inside it would pass
+unseen)."""
 _PTS = re.compile(r"pts_time:\s*(-?[\d.]+)")
 
 
@@ -90,14 +103,20 @@ def _stop(process: subprocess.Popen) -> None:
             pipe.close()
 
 
-def _start(path: Path, width: int, height: int, *, fast: bool) -> subprocess.Popen:
+def _start(
+    path: Path, width: int, height: int, *, fast: bool, skip: str = "noref", at: float | None = None
+) -> subprocess.Popen:
     """ffmpeg writing ``width``×``height`` BGR frames to its stdout (and, when ``fast``, each
-    decoded frame's timestamp to its stderr)."""
+    decoded frame's timestamp to its stderr). ``skip``: which frames the decoder leaves out
+    (``noref``, or ``nokey`` for keyframes only); ``at``: start from the last keyframe at or
+    before this time (seconds from the file's start; timestamps then count from ``at``)."""
     shown = ",showinfo=checksum=0" if fast else ""  # after the scale: no full-size pass
+    flags = (*DECODER_FLAGS[:-1], skip) if fast else ()
+    seek = ("-noaccurate_seek", "-ss", f"{at:.6f}") if at is not None else ()
     argv = [
         ffmpeg_binary(), "-hide_banner", "-nostdin", "-nostats",
         "-loglevel", "info" if fast else "error",
-        "-threads", "1", *(DECODER_FLAGS if fast else ()), "-i", str(path),
+        "-threads", "1", *flags, *seek, "-i", str(path),
         "-map", "0:v:0", "-an", "-sn",
         "-vf", f"scale={width}:{height}:flags=area{shown}",
         "-fps_mode", "passthrough", "-pix_fmt", "bgr24", "-f", "rawvideo", "-",
@@ -253,3 +272,134 @@ class RepeatWatch:
     def __call__(self, frame: np.ndarray) -> bool:
         same, self._last = frame is self._last, frame
         return same
+
+
+class SkimmedBatches:
+    """:class:`FrameBatches` that leave out what cannot hold a shot boundary: a first ffmpeg
+    decodes only the keyframes; where two keyframes less than :data:`SKIM_MAX_S` apart look
+    alike (:func:`_alike`), the frames between them are not decoded — the first keyframe
+    stands for its span, the rest of the span is a gap, as a skipped frame is — and every
+    other span is decoded frame-exact (``noref``) by a second ffmpeg started at its keyframe
+    (``-ss``, no re-decoding from an earlier one). A cut or a dissolve changes the picture
+    between the keyframes around it, so it lies in a decoded span, with its neighbours;
+    the dissolve windows see a left-out span as the blend of its keyframes. Tags see fewer
+    samples: none from inside a left-out span."""
+
+    def __init__(
+        self, path: Path, header: Probe, *, width: int = ANALYSIS_WIDTH, batch: int = 32
+    ) -> None:
+        self.path = Path(path)
+        self.width, self.height = _analysis_size(header, width)
+        self.fps = header.fps
+        self.batch = batch
+        self.frames = 0
+        """Frames of the file so far: the last decoded frame's number + 1."""
+        self.left_out = 0
+        """Frames inside left-out spans (not counting the keyframes that stand for them)."""
+        self._size = self.width * self.height * 3
+        self._running: list[subprocess.Popen] = []
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        shape = (self.batch, self.height, self.width, 3)
+        frames, numbers, count = np.empty(shape, np.uint8), np.empty(self.batch, np.int64), 0
+        for number, frame in self._frames():
+            frames[count], numbers[count] = frame, number
+            self.frames, count = number + 1, count + 1
+            if count == self.batch:
+                yield numbers, frames
+                frames, numbers, count = (
+                    np.empty(shape, np.uint8),
+                    np.empty(self.batch, np.int64),
+                    0,
+                )
+        if count:
+            yield numbers[:count], frames[:count]
+
+    def _frames(self) -> Iterator[tuple[int, np.ndarray]]:
+        """``(number, frame)`` in order: keyframes standing for left-out spans and every
+        frame of the decoded ones."""
+        keys = self._read(_start(self.path, self.width, self.height, fast=True, skip="nokey"))
+        try:
+            yield from self._spans(keys)
+        finally:
+            keys.close()
+
+    def _spans(self, keys: Iterator[tuple[float, np.ndarray]]) -> Iterator[tuple[int, np.ndarray]]:
+        first = next(keys, None)
+        if first is None:
+            return
+        origin = first[0]  # the file's first frame, in seconds
+        last, run = first, None  # run: the keyframe where the spans being decoded begin
+        for key in keys:
+            if _alike(last, key, self.fps):
+                if run is not None:
+                    yield from self._decoded(run[0], last[0], origin)
+                    run = None
+                self.left_out += self._number(key[0], origin) - self._number(last[0], origin) - 1
+                yield self._number(last[0], origin), last[1]
+            elif run is None:
+                run = last
+            last = key
+        yield from self._decoded((run or last)[0], None, origin)
+
+    def _decoded(
+        self, start: float, end: float | None, origin: float
+    ) -> Iterator[tuple[int, np.ndarray]]:
+        """Every (``noref``) frame from the keyframe at ``start`` up to the one at ``end``
+        (seconds; None: to the file's end)."""
+        at = start + 0.5 / self.fps  # the keyframe is the last one at or before it
+        process = _start(self.path, self.width, self.height, fast=True, at=at)
+        first, stop = (
+            self._number(start, origin),
+            None if end is None else self._number(end, origin),
+        )
+        frames = self._read(process, shift=at)
+        try:
+            for pts, frame in frames:
+                number = self._number(pts, origin)
+                if stop is not None and number >= stop:
+                    return
+                if number >= first:
+                    yield number, frame
+        finally:
+            frames.close()
+
+    def _number(self, seconds: float, origin: float) -> int:
+        return round((seconds - origin) * self.fps)
+
+    def _read(
+        self, process: subprocess.Popen, *, shift: float = 0.0
+    ) -> Iterator[tuple[float, np.ndarray]]:
+        """``(seconds, frame)`` from one ffmpeg until it ends (stopped and reaped then)."""
+        self._running.append(process)
+        stdout = process.stdout
+        assert stdout is not None
+        try:
+            while len(raw := stdout.read(self._size)) == self._size:
+                pts = _pts_of(process.stderr)
+                if pts is None:
+                    break
+                frame = np.frombuffer(raw, np.uint8).reshape(self.height, self.width, 3)
+                yield pts + shift, frame
+        finally:
+            _stop(process)
+            self._running.remove(process)
+
+    def close(self) -> None:
+        for process in list(self._running):
+            _stop(process)
+        self._running.clear()
+
+
+def _alike(a: tuple[float, np.ndarray], b: tuple[float, np.ndarray], fps: float) -> bool:
+    """Whether nothing between keyframes ``a`` and ``b`` (seconds, frame) needs decoding:
+    they lie within :data:`SKIM_MAX_S` and differ by less than :data:`SKIM_CHANGE` in both
+    PySceneDetect's content score (HSV) and plain BGR."""
+    if b[0] - a[0] > SKIM_MAX_S + 0.5 / fps:
+        return False
+    pixels = a[1].shape[0] * a[1].shape[1] * 3
+    plain = sum(cv2.sumElems(cv2.absdiff(a[1], b[1]))) / pixels
+    if plain >= SKIM_CHANGE:
+        return False
+    hsv_a, hsv_b = (cv2.cvtColor(f, cv2.COLOR_BGR2HSV) for f in (a[1], b[1]))
+    return sum(cv2.sumElems(cv2.absdiff(hsv_a, hsv_b))) / pixels < SKIM_CHANGE

@@ -8,7 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from protocol.media import ffmpeg_binary
-from services.planner.ingest.decode import FfmpegCapture, FrameBatches
+from services.planner.ingest.decode import (
+    SKIM_MAX_S,
+    FfmpegCapture,
+    FrameBatches,
+    SkimmedBatches,
+    _alike,
+)
 from services.planner.ingest.probe import probe
 from tests.planner.ingest import footage
 
@@ -102,3 +108,48 @@ def test_batches_hold_the_decoded_frames_at_their_places(tmp_path: Path):
     assert [n for n, _ in got] == decoded and batches.frames == len(frames) == 60
     for n, frame in got:
         assert np.array_equal(frame, frames[n]), n
+
+
+def _still_then_moving(out: Path) -> Path:
+    """1.5 s of a still colour, a cut at frame 45, 1.5 s of testsrc2; a keyframe every 10
+    frames (x264 at its default preset, B-frames)."""
+    graph = "[0][1]concat=n=2:v=1[v]"
+    argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+            *footage.source("teal", 1.5), *footage.source("test", 1.5),
+            "-filter_complex", graph, "-map", "[v]", "-c:v", "libx264", "-g", "10",
+            "-pix_fmt", "yuv420p", str(out)]  # fmt: skip
+    subprocess.run(argv, check=True, capture_output=True, timeout=60)
+    return out
+
+
+def _numbered(batches: FrameBatches | SkimmedBatches) -> dict[int, np.ndarray]:
+    try:
+        return {
+            int(n): f.copy()
+            for numbers, batch in batches
+            for n, f in zip(numbers, batch, strict=True)
+        }
+    finally:
+        batches.close()
+
+
+def test_skimming_leaves_out_still_spans_and_keeps_the_cut_exact(tmp_path: Path):
+    path = _still_then_moving(tmp_path / "still-cut.mp4")
+    full = FrameBatches(path, probe(path), batch=8)
+    every = _numbered(full)
+    skimmed = SkimmedBatches(path, probe(path), batch=8)
+    some = _numbered(skimmed)
+    assert skimmed.frames == full.frames == 90
+    assert set(some) < set(every) and skimmed.left_out >= 18  # the still spans went undecoded
+    assert 0 in some and {n for n in every if 40 <= n < 60} <= set(some)  # around the cut
+    for n, frame in some.items():  # what is handed out is the file's frame at its place
+        assert np.array_equal(frame, every[n]), n
+
+
+def test_keyframes_are_alike_only_when_close_and_near_identical():
+    sky = np.full((18, 32, 3), (200, 120, 40), np.uint8)
+    noisy = sky + np.random.default_rng(0).integers(0, 3, sky.shape, dtype=np.uint8)
+    grass = np.full((18, 32, 3), (40, 160, 60), np.uint8)
+    assert _alike((0.0, sky), (1.0, noisy), 30.0)
+    assert not _alike((0.0, sky), (1.0, grass), 30.0)
+    assert not _alike((0.0, sky), (SKIM_MAX_S + 0.1, sky), 30.0)
