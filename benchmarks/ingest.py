@@ -169,7 +169,9 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def _analyse(media: MediaTruth, root: Path, progress: Progress) -> tuple[list, list, dict]:
+def _analyse(
+    media: MediaTruth, root: Path, progress: Progress, *, skim: bool = True
+) -> tuple[list, list, dict]:
     from services.planner.ingest.music import analyze_music, measure_music
     from services.planner.ingest.video import analyze_video
 
@@ -181,7 +183,9 @@ def _analyse(media: MediaTruth, root: Path, progress: Progress) -> tuple[list, l
     job = progress.add_task("footage", total=len(media.footage))
     for truth in media.footage:
         started, cpu = time.perf_counter(), cpu_seconds()
-        analysis = analyze_video(truth.path, media_root=root, split_shots=True, captions="none")
+        analysis = analyze_video(
+            truth.path, media_root=root, split_shots=True, skim=skim, captions="none"
+        )
         spent, cpu = time.perf_counter() - started, cpu_seconds() - cpu
         seconds["video"] += spent
         seconds["cpu"] += cpu
@@ -271,6 +275,7 @@ def run(
     small: bool = False,
     tracks: int = 8,
     track_seconds: float = 30.0,
+    skim: bool = True,
 ) -> dict[str, Any]:
     """Generate (or reuse) the media under ``media_dir`` and measure every figure.
 
@@ -287,11 +292,12 @@ def run(
             progress.add_task("generating media", total=None)
             media = generate(root, **options)
             with one_core() as pinned:
-                files, scored, seconds = _analyse(media, root, progress)
+                files, scored, seconds = _analyse(media, root, progress, skim=skim)
     return {
         **_figures(media, files, scored, seconds),
         "goals": GOALS,
         "small": small,
+        "skim": skim,
         "pinned": pinned,
         "per_file": [
             {k: f[k] for k in ("name", "cuts", "found", "analysis_s", "cpu_s")} for f in files
@@ -311,8 +317,13 @@ def cli(
     small: bool = typer.Option(False, help="Two small footage files and two short tracks."),
     tracks: int = typer.Option(8, help="How many music tracks to synthesise."),
     track_seconds: float = typer.Option(30.0, help="Length of each track in seconds."),
+    skim: bool = typer.Option(
+        True, help="Leave out spans between alike keyframes (the planner's default)."
+    ),
 ) -> None:
     """Measure shot, tag, beat and downbeat detection on generated media with known truth."""
-    results = run(media_dir=media, small=small, tracks=tracks, track_seconds=track_seconds)
+    results = run(
+        media_dir=media, small=small, tracks=tracks, track_seconds=track_seconds, skim=skim
+    )
     json_path.write_text(json.dumps(results, indent=2) + "\n")
     typer.echo(json.dumps({k: v for k, v in results.items() if k not in ("per_file",)}, indent=2))

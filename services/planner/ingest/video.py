@@ -22,7 +22,7 @@ from scenedetect import FrameTimecode
 
 from protocol.media import resolve_media
 from services.planner.ingest import captions as cap
-from services.planner.ingest.decode import FrameBatches
+from services.planner.ingest.decode import FrameBatches, SkimmedBatches
 from services.planner.ingest.errors import CaptionerFailed, MediaUnreadable, NotMedia
 from services.planner.ingest.pixels import PixelSampler, Sample, measure
 from services.planner.ingest.probe import Probe, probe
@@ -45,7 +45,7 @@ __all__ = [
     "measure_video",
 ]
 
-MEASURE_VERSION = 6
+MEASURE_VERSION = 7
 """Bumped whenever detection or tagging changes, so cached measurements are redone."""
 _PROGRESS_EVERY = 300
 
@@ -105,7 +105,12 @@ def clip_id(digest: str, shot: int) -> str:
 
 
 def _decode(
-    path: Path, header: Probe, *, split_shots: bool, on_progress: Callable[[float], None] | None
+    path: Path,
+    header: Probe,
+    *,
+    split_shots: bool,
+    skim: bool,
+    on_progress: Callable[[float], None] | None,
 ) -> tuple[int, list[Cut], list[Sample]]:
     """One decoding pass feeding every detector batch by batch: the file's frame count,
     its shot boundaries (none unless ``split_shots``) and the pixel samples."""
@@ -113,7 +118,7 @@ def _decode(
     sampler, cuts, dissolves = PixelSampler(fps), cut_detector(fps), DissolveDetector(fps)
     detectors = [cuts, dissolves, sampler] if split_shots else [sampler]
     expected, beat = max(header.duration_s * fps, 1.0), _PROGRESS_EVERY
-    batches = FrameBatches(path, header)
+    batches = (SkimmedBatches if skim else FrameBatches)(path, header)
     try:
         for numbers, frames in batches:
             for detector in detectors:
@@ -135,11 +140,14 @@ def measure_video(
     path: Path,
     *,
     split_shots: bool = True,
+    skim: bool = True,
     digest: str | None = None,
     on_progress: Callable[[float], None] | None = None,
 ) -> Measurement:
     """Decode ``path`` once: cuts and dissolves (unless not ``split_shots``) and pixel samples.
-    ``on_progress`` hears the fraction decoded every 300 frames or so."""
+    ``skim``: leave out the spans between alike keyframes
+    (:class:`~services.planner.ingest.decode.SkimmedBatches`); otherwise every reference
+    frame is decoded. ``on_progress`` hears the fraction decoded every 300 frames or so."""
     path = Path(path)
     header = probe(path)
     digest = digest or content_hash(path)
@@ -147,7 +155,9 @@ def measure_video(
     if header.fps <= 0:
         raise MediaUnreadable(f"{path.name} has no frame rate ffmpeg can read")
     fps = header.fps
-    frames, cuts, samples = _decode(path, header, split_shots=split_shots, on_progress=on_progress)
+    frames, cuts, samples = _decode(
+        path, header, split_shots=split_shots, skim=skim, on_progress=on_progress
+    )
     if frames <= 0:
         raise NotMedia(f"{path.name} has no decodable video frames")
     shots = []
@@ -239,6 +249,7 @@ def analyze_video(
     *,
     media_root: Path,
     split_shots: bool = True,
+    skim: bool = True,
     captions: str = "auto",
     vlm: cap.VisionCaptioner | None = None,
 ) -> VideoAnalysis:
@@ -250,6 +261,6 @@ def analyze_video(
     root = Path(media_root).resolve()
     resolved = resolve_media(str(path), root, param="path", must_exist=True)
     uri = resolved.relative_to(root).as_posix()
-    measurement = measure_video(resolved, split_shots=split_shots)
+    measurement = measure_video(resolved, split_shots=split_shots, skim=skim)
     clips, warnings = clips_of(resolved, uri, measurement, captions=captions, vlm=vlm)
     return VideoAnalysis(resolved, uri, measurement, clips, warnings)

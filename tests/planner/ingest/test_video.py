@@ -2,14 +2,16 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from protocol.media import ffmpeg_binary
 from protocol.media_errors import MediaOutsideRoot
 from protocol.verifier import TaskIn
 from protocol.verifier.task import ClipIn
-from services.planner.ingest.video import analyze_video
+from services.planner.ingest.video import analyze_video, measure_video
 
 
 def test_a_file_becomes_one_clip_per_shot_in_task_form(media: Path):
@@ -64,3 +66,19 @@ def test_portrait_and_tags_reach_the_clips(media: Path):
     assert night.clips[0]["tags"] == ["dark"]
     assert night.clips[0]["caption_source"] == "manual"
     assert night.clips[0]["caption"] == ""
+
+
+def test_skimming_finds_the_same_shots_and_tags(media: Path, tmp_path: Path):
+    """The mixed file (a cut, a dissolve, a cut; still spans in its bars and teal shots)
+    with a keyframe every 10 frames, measured with and without skimming."""
+    path = tmp_path / "mixed-gop10.mp4"
+    argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+            "-i", str(media / "trip" / "mixed.mp4"), "-c:v", "libx264", "-g", "10",
+            "-pix_fmt", "yuv420p", str(path)]  # fmt: skip
+    subprocess.run(argv, check=True, capture_output=True, timeout=60)
+    whole, skimmed = measure_video(path, skim=False), measure_video(path)
+    assert skimmed.frames == whole.frames == 210
+    starts = [s["start_frame"] for s in skimmed.shots]
+    assert starts == [s["start_frame"] for s in whole.shots] and len(starts) == 4
+    assert [s["tags"] for s in skimmed.shots] == [s["tags"] for s in whole.shots]
+    assert all(s["samples"] > 0 for s in skimmed.shots)
