@@ -54,6 +54,10 @@ class PlannerSettings(TaskLimitSettings):
     analyze_workers: int = Field(default=0, ge=0)
     """Files a media-analysis job analyses at once, each in its own process
     (``REFINERY_ANALYZE_WORKERS``); 0: as many as the cores this planner may run on."""
+    analyze_skim: bool = True
+    """Leave undecoded the footage between two alike keyframes under 2.5 s apart, where no
+    cut can hide unless it cuts away and back (``REFINERY_ANALYZE_SKIM``); false: decode
+    every reference frame."""
     max_rounds_limit: int = 64
     max_candidates_limit: int = 64
     max_teachers: int = 8

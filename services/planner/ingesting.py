@@ -143,6 +143,7 @@ class FileAnalyzer:
         self.root = Path(settings.media_root).resolve()
         self.cache = cache
         self.split_shots = bool(payload.get("split_shots", True))
+        self.skim = settings.analyze_skim
         self.captions = payload.get("captions", "auto")
         self.vlm = vision_captioner(settings) if self.captions in ("auto", "llm") else None
 
@@ -151,7 +152,7 @@ class FileAnalyzer:
 
         if kind == "music":
             return {"version": MUSIC_VERSION}
-        return {"split_shots": self.split_shots, "version": MEASURE_VERSION}
+        return {"split_shots": self.split_shots, "skim": self.skim, "version": MEASURE_VERSION}
 
     def prepare(self, unit: Unit) -> None:
         """The file's hash, its cached measurement (or track) if any, a video's length."""
@@ -173,7 +174,11 @@ class FileAnalyzer:
         if unit.kind == "music":
             return analyze_music(path, track_id=f"m{unit.digest[:8]}", uri=unit.uri)
         return measure_video(
-            path, split_shots=self.split_shots, digest=unit.digest, on_progress=on_progress
+            path,
+            split_shots=self.split_shots,
+            skim=self.skim,
+            digest=unit.digest,
+            on_progress=on_progress,
         ).as_dict()
 
     def task(self, unit: Unit) -> tuple[Callable[..., dict[str, Any]], tuple[Any, ...]]:
@@ -183,7 +188,7 @@ class FileAnalyzer:
         path = str(self.root / unit.uri)
         if unit.kind == "music":
             return parallel.music_task, (unit.index, path, f"m{unit.digest[:8]}", unit.uri)
-        return parallel.measure_task, (unit.index, path, self.split_shots, unit.digest)
+        return parallel.measure_task, (unit.index, path, self.split_shots, unit.digest, self.skim)
 
     def store(self, unit: Unit, found: dict[str, Any]) -> None:
         """Keep a fresh measurement (or track) before anything else happens to it."""

@@ -86,7 +86,9 @@ def _answer(key: int, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
             "pid": os.getpid()}  # fmt: skip
 
 
-def measure_task(key: int, path: str, split_shots: bool, digest: str) -> dict[str, Any]:
+def measure_task(
+    key: int, path: str, split_shots: bool, digest: str, skim: bool = True
+) -> dict[str, Any]:
     """One video's measurement (as :meth:`Measurement.as_dict`), in a worker."""
 
     def heard(fraction: float) -> None:
@@ -95,7 +97,7 @@ def measure_task(key: int, path: str, split_shots: bool, digest: str) -> dict[st
     return _answer(
         key,
         lambda: measure_video(
-            Path(path), split_shots=split_shots, digest=digest, on_progress=heard
+            Path(path), split_shots=split_shots, skim=skim, digest=digest, on_progress=heard
         ).as_dict(),
     )
 

@@ -123,6 +123,27 @@ def test_analysing_again_costs_nothing(settings, engine, monkeypatch):
     assert second == first
 
 
+def test_the_skim_setting_reaches_the_decoder_and_keys_the_cache(settings, engine, monkeypatch):
+    create_tables(engine)
+    seen: list[bool] = []
+
+    def measure(path, **kwargs):
+        seen.append(kwargs["skim"])
+        return MEASURE(path, **kwargs)
+
+    monkeypatch.setattr(video, "measure_video", measure)
+    queue = JobQueue(engine)
+    queue.submit(ANALYZE_KIND, PAYLOAD)
+    skimmed = run_job(settings, engine, queue)
+    whole = settings.model_copy(update={"analyze_skim": False})
+    queue.submit(ANALYZE_KIND, PAYLOAD)
+    worker = Worker(queue, {ANALYZE_KIND: analyze_handler(whole, engine)}, lease_s=60)
+    assert worker.run_once()
+    again = json.loads(output_path(whole, queue.list()[0].id).read_text())
+    assert seen == [True, True, False, False]  # the other setting measures afresh
+    assert [c["start_s"] for c in again["clips"]] == [c["start_s"] for c in skimmed["clips"]]
+
+
 def test_a_renamed_copy_reuses_the_measurement_but_names_its_own_uri(settings, engine, monkeypatch):
     create_tables(engine)
     calls = counting(monkeypatch)
