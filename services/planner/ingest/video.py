@@ -1,8 +1,9 @@
 """One video file → Task.1 clips: probe, one decoding pass for shots and pixels, captions.
 
-:func:`measure_video` is the costly part (it decodes every frame once) and depends only on
-the file's bytes and ``split_shots``, so its result (:class:`Measurement`, JSON-able) is what
-the planner caches by content hash. :func:`clips_of` turns a measurement into ClipIn wire
+:func:`measure_video` is the costly part (it decodes the file once, leaving out still
+stretches unless told not to skim) and depends only on the file's bytes, ``split_shots`` and
+``skim``, so its result (:class:`Measurement`, JSON-able) is what the planner caches by
+content hash. :func:`clips_of` turns a measurement into ClipIn wire
 dicts with captions; :func:`analyze_video` does both for one file.
 
 Clip ids are ``v<first 8 hex of the file's SHA-256>-<shot number>`` (``v3fa91c0d-02``):
