@@ -301,17 +301,17 @@ class SkimmedBatches:
 
     def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         shape = (self.batch, self.height, self.width, 3)
-        frames, numbers, count = np.empty(shape, np.uint8), np.empty(self.batch, np.int64), 0
+
+        def empty() -> tuple[np.ndarray, np.ndarray]:
+            return np.empty(shape, np.uint8), np.empty(self.batch, np.int64)
+
+        (frames, numbers), count = empty(), 0
         for number, frame in self._frames():
             frames[count], numbers[count] = frame, number
             self.frames, count = number + 1, count + 1
             if count == self.batch:
                 yield numbers, frames
-                frames, numbers, count = (
-                    np.empty(shape, np.uint8),
-                    np.empty(self.batch, np.int64),
-                    0,
-                )
+                (frames, numbers), count = empty(), 0
         if count:
             yield numbers[:count], frames[:count]
 
@@ -325,17 +325,21 @@ class SkimmedBatches:
             keys.close()
 
     def _spans(self, keys: Iterator[tuple[float, np.ndarray]]) -> Iterator[tuple[int, np.ndarray]]:
+        """Each span between keyframes either left out (its keyframe alone) or joined to the
+        run being decoded. A span of one frame is its keyframe: an intra-only file is decoded
+        by the keyframe pass alone."""
         first = next(keys, None)
         if first is None:
             return
         origin = first[0]  # the file's first frame, in seconds
         last, run = first, None  # run: the keyframe where the spans being decoded begin
         for key in keys:
-            if _alike(last, key, self.fps):
+            span = self._number(key[0], origin) - self._number(last[0], origin)
+            if span <= 1 or _alike(last, key, self.fps):
                 if run is not None:
                     yield from self._decoded(run[0], last[0], origin)
                     run = None
-                self.left_out += self._number(key[0], origin) - self._number(last[0], origin) - 1
+                self.left_out += max(0, span - 1)
                 yield self._number(last[0], origin), last[1]
             elif run is None:
                 run = last
@@ -348,12 +352,9 @@ class SkimmedBatches:
         """Every (``noref``) frame from the keyframe at ``start`` up to the one at ``end``
         (seconds; None: to the file's end)."""
         at = start + 0.5 / self.fps  # the keyframe is the last one at or before it
-        process = _start(self.path, self.width, self.height, fast=True, at=at)
-        first, stop = (
-            self._number(start, origin),
-            None if end is None else self._number(end, origin),
-        )
-        frames = self._read(process, shift=at)
+        first = self._number(start, origin)
+        stop = None if end is None else self._number(end, origin)
+        frames = self._read(_start(self.path, self.width, self.height, fast=True, at=at), shift=at)
         try:
             for pts, frame in frames:
                 number = self._number(pts, origin)

@@ -33,6 +33,14 @@ def ffmpeg(args: list[str], out: Path) -> Path:
     return out
 
 
+def ffmpeg_intra(args: list[str], out: Path) -> Path:
+    """As :func:`ffmpeg`, every frame a keyframe (Motion JPEG)."""
+    argv = [ffmpeg_binary(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y", *args]
+    argv += ["-c:v", "mjpeg", "-q:v", "4", "-pix_fmt", "yuvj420p", "-an", str(out)]
+    subprocess.run(argv, check=True, capture_output=True, timeout=60)
+    return out
+
+
 def source(name: str, seconds: float) -> list[str]:
     graph = f"{SOURCES[name]},trim=duration={seconds},format=yuv420p,settb=1/{FPS}"
     return ["-f", "lavfi", "-i", graph]

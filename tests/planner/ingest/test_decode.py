@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from protocol.media import ffmpeg_binary
+from services.planner.ingest import decode
 from services.planner.ingest.decode import (
     SKIM_MAX_S,
     FfmpegCapture,
@@ -110,6 +111,9 @@ def test_batches_hold_the_decoded_frames_at_their_places(tmp_path: Path):
         assert np.array_equal(frame, frames[n]), n
 
 
+START = decode._start
+
+
 def _still_then_moving(out: Path) -> Path:
     """1.5 s of a still colour, a cut at frame 45, 1.5 s of testsrc2; a keyframe every 10
     frames (x264 at its default preset, B-frames)."""
@@ -144,6 +148,17 @@ def test_skimming_leaves_out_still_spans_and_keeps_the_cut_exact(tmp_path: Path)
     assert 0 in some and {n for n in every if 40 <= n < 60} <= set(some)  # around the cut
     for n, frame in some.items():  # what is handed out is the file's frame at its place
         assert np.array_equal(frame, every[n]), n
+
+
+def test_an_intra_only_file_is_skimmed_by_its_keyframe_pass(tmp_path: Path, monkeypatch):
+    path = footage.ffmpeg_intra(footage.source("life", 1), tmp_path / "intra.mkv")
+    every = _numbered(FrameBatches(path, probe(path), batch=8))
+    started = []
+    monkeypatch.setattr(decode, "_start", lambda *a, **k: started.append(k) or START(*a, **k))
+    some = _numbered(SkimmedBatches(path, probe(path), batch=8))
+    assert sorted(some) == sorted(every) == list(range(30))
+    assert all(np.array_equal(some[n], every[n]) for n in every)
+    assert len(started) == 2 and started[1]["at"] > 0.95  # the keyframes, then the last one
 
 
 def test_keyframes_are_alike_only_when_close_and_near_identical():
