@@ -5,7 +5,9 @@ Arms, all from one base with the same number of training examples, steps and
 hyper-parameters: ``base`` (untrained, decoded once for every seed); ``toolloop`` (LoRA SFT
 on the synth service's export of a generate → verify → refine job on the built-in
 catalog); ``filter`` (the same job with no refinement round: generate, then filter);
-``isolate`` (``toolloop`` with Isolate on, which drops the catalog functions near BFCL's).
+``isolate`` (``toolloop`` with Isolate on, which drops the catalog functions near BFCL's);
+``ranked`` (``toolloop`` whose stage 2 keeps the most natural of 8 template drafts, as the
+real base reads them: ``rank_queries``).
 Each export goes through :func:`~services.synth.model_reader.training_row` (the reader's own
 prompt and answer format) and the trainer's own SFT runner, and every arm is judged by
 :func:`benchmarks.bfcl_bench.measure` on BFCL's held-out half. No BFCL question, and no
@@ -37,6 +39,7 @@ ARMS: dict[str, dict[str, Any]] = {
     "toolloop": {"max_refine_rounds": 3},
     "filter": {"max_refine_rounds": 0},
     "isolate": {"max_refine_rounds": 3, "isolate": True},
+    "ranked": {"max_refine_rounds": 3, "rank_queries": 8},
 }
 """Each trained arm's synth job options (the rest of the request is shared)."""
 

@@ -143,8 +143,8 @@ class SynthClient(SyncAPIClient):
         idempotency_key: str | None = None,
         **options: Any,
     ) -> SynthJobOut:
-        """Queue a job; ``options``: n, mix, generator, reader, seed, max_refine_rounds,
-        isolate, feedback (None leaves an option to the service). A fresh
+        """Queue a job; ``options``: n, mix, generator, reader, rank_queries, seed,
+        max_refine_rounds, isolate, feedback (None leaves an option to the service). A fresh
         ``Idempotency-Key`` is sent when none is given."""
         key = idempotency_key or uuid.uuid4().hex
         return self._call(_Calls.synthesize(_synth_body(catalog, options), key))

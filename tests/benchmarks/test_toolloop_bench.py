@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -24,7 +25,7 @@ from services.synth.model_reader import training_row
 pytest.importorskip("bfcl_eval")
 
 
-@pytest.mark.parametrize("arm", sorted(ARMS))
+@pytest.mark.parametrize("arm", sorted(a for a in ARMS if "rank_queries" not in ARMS[a]))
 def test_each_arm_exports_reader_rows_free_of_bfcl(arm: str, tmp_path: Path):
     rows = reader_rows(export_rows(arm, examples=6, seed=1, data_dir=tmp_path))
     assert len(rows) == 6
@@ -32,6 +33,17 @@ def test_each_arm_exports_reader_rows_free_of_bfcl(arm: str, tmp_path: Path):
     for row in rows:
         assert row["prompt"][0]["content"].startswith("You call functions.")
         assert isinstance(json.loads(row["completion"][0]["content"]), list)
+
+
+@pytest.mark.real_model
+def test_the_ranked_arm_exports_rows_the_real_base_chose(real_base: Any, tmp_path: Path):
+    bases = tmp_path / "data" / "bases"  # the converted base, seen from the arm's data dir
+    bases.mkdir(parents=True)
+    (bases / real_base.path.name).symlink_to(real_base.path)
+    data_dir = bases.parent
+    rows = reader_rows(export_rows("ranked", examples=2, seed=1, data_dir=data_dir))
+    assert len(rows) == 2
+    assert_no_bfcl(rows, ("simple", "parallel"))
 
 
 def test_a_bfcl_question_or_answer_in_the_rows_is_refused():
