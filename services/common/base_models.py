@@ -196,23 +196,22 @@ def _wheel_file(distribution: str, wanted: Any) -> Path | None:
     return None
 
 
+def locate_parts(spec: NamedBase) -> tuple[Path, ...] | None:
+    """Every file the GGUF is made of, in order (one for an unsplit GGUF), found without
+    importing the wheels' packages; None when any is missing."""
+    if spec.parts:
+        found = [_wheel_file(d, lambda path: ".gguf.part" in path) for d in spec.parts]
+    else:
+        found = [_wheel_file(spec.distribution, lambda path: path == spec.gguf)]
+    kept = tuple(p for p in found if p is not None)
+    return kept if len(kept) == len(found) else None
+
+
 def locate_gguf(spec: NamedBase) -> Path | None:
     """The GGUF file of ``spec``'s installed wheel (for a split GGUF, its first part); None
     when a distribution or a file is missing."""
-    if not spec.parts:
-        return _wheel_file(spec.distribution, lambda path: path == spec.gguf)
     found = locate_parts(spec)
     return found[0] if found else None
-
-
-def locate_parts(spec: NamedBase) -> tuple[Path, ...] | None:
-    """Every file the GGUF is made of, in order (one for an unsplit GGUF); None when any is
-    missing."""
-    if not spec.parts:
-        whole = locate_gguf(spec)
-        return (whole,) if whole is not None else None
-    found = [_wheel_file(d, lambda path: ".gguf.part" in path) for d in spec.parts]
-    return None if any(p is None for p in found) else tuple(p for p in found if p is not None)
 
 
 @functools.lru_cache(maxsize=8)
@@ -399,7 +398,7 @@ def _convert(spec: NamedBase, gguf: Path, target: Path) -> float:
         record = {
             "name": spec.name,
             "source": f"{spec.distribution}=={spec.version}:{spec.gguf}",
-            "sha256": _digest(gguf) if not spec.parts else _source_digest(spec, gguf),
+            "sha256": _source_digest(spec, gguf),
             "convert_s": seconds,
         }
         Path(staging, RECORD).write_text(json.dumps(record, indent=1) + "\n")

@@ -91,11 +91,9 @@ class RankedWriter:
         )
         passing = [d for d in drafts if check_query(d, truth).ok]
         stats = self.rank_stats
-        stats.queries, stats.drafts, stats.passed = (
-            stats.queries + 1,
-            stats.drafts + len(drafts),
-            stats.passed + len(passing),
-        )
+        stats.queries += 1
+        stats.drafts += len(drafts)
+        stats.passed += len(passing)
         if len(passing) <= 1:
             return passing[0] if passing else drafts[0]
         scores = self.scorer.scores(passing)
