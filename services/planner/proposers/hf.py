@@ -345,7 +345,7 @@ class GenerationStats:
             "generate_calls": self.calls,
             "prompt_tokens": self.prompt_tokens,
             "new_tokens": self.new_tokens,
-            "generate_s": round(self.seconds, 3),
+            "generate_s": round(self.seconds, 6),
             "new_tokens_per_s": round(rate, 2),
         }
 
