@@ -32,6 +32,7 @@ import typer
 from benchmarks.bfcl_bench import DEFAULT_CATEGORIES, measure
 from benchmarks.cpu_threads import torch_threads
 from benchmarks.verifier_bench import calibration_us
+from services.synth.bfcl.solver_eval import HALVES
 
 __all__ = ["ARMS", "Ladder", "assert_no_bfcl", "cli", "export_rows", "reader_rows", "run"]
 
@@ -59,12 +60,24 @@ class Ladder:
     process near 7 GB (8 took 14 GB: the logits over a 49,152-token vocabulary)."""
     max_length: int = 768
     categories: tuple[str, ...] = DEFAULT_CATEGORIES
+    half: str = "held_out"
+    """The BFCL half judged: ``held_out`` for the ladder's figures, ``tuned`` to choose the
+    settings above."""
     n: int = 100
     eval_batch: int = 8
+    mix: tuple[tuple[str, float], ...] | None = None
+    """The synth job's category mix (None: the service's default, equal shares)."""
     arms: tuple[str, ...] = tuple(ARMS)
 
 
-def export_rows(arm: str, *, examples: int, seed: int, data_dir: Path) -> list[dict[str, Any]]:
+def export_rows(
+    arm: str,
+    *,
+    examples: int,
+    seed: int,
+    data_dir: Path,
+    mix: dict[str, float] | None = None,
+) -> list[dict[str, Any]]:
     """The synth service's TRL export of one arm's job (the service runs in process)."""
     from fastapi.testclient import TestClient
 
@@ -79,7 +92,7 @@ def export_rows(arm: str, *, examples: int, seed: int, data_dir: Path) -> list[d
         TestClient(build_app(settings)) as http,
         SynthClient("http://testserver", http_client=http) as synth,
     ):
-        job = synth.synthesize("builtin", n=examples, seed=seed, **ARMS[arm])
+        job = synth.synthesize("builtin", n=examples, seed=seed, mix=mix, **ARMS[arm])
         job = synth.wait(job.job_id, poll_s=0.2)
         if job.status != "succeeded":
             raise RuntimeError(f"the {arm} synth job ended {job.status}: {job.error}")
@@ -159,7 +172,12 @@ def _judge(model: str, ladder: Ladder) -> dict[str, Any]:
 
     try:
         return measure(
-            model, ladder.categories, n=ladder.n, batch_size=ladder.eval_batch, progress=False
+            model,
+            ladder.categories,
+            half=ladder.half,
+            n=ladder.n,
+            batch_size=ladder.eval_batch,
+            progress=False,
         )
     finally:
         clear_cache()
@@ -179,7 +197,13 @@ def run_seed(
     for arm in ladder.arms:
         started = time.perf_counter()
         rows = reader_rows(
-            export_rows(arm, examples=ladder.examples, seed=seed, data_dir=work / arm / "synth")
+            export_rows(
+                arm,
+                examples=ladder.examples,
+                seed=seed,
+                data_dir=work / arm / "synth",
+                mix=dict(ladder.mix) if ladder.mix else None,
+            )
         )
         assert_no_bfcl(rows, ladder.categories)
         trained = train_arm(rows, ladder, seed, work / arm / "train")
@@ -264,7 +288,9 @@ def cli(
     epochs: float = typer.Option(1.0),
     lr: float = typer.Option(2e-4),
     lora_r: int = typer.Option(16, min=1),
-    n: int = typer.Option(100, min=1, help="held-out questions per category"),
+    n: int = typer.Option(100, min=1, help="questions per category (the half's first n)"),
+    half: str = typer.Option("held_out", help="held_out, or tuned to choose settings"),
+    mix: str = typer.Option("", help="the synth job's mix, e.g. simple=1,parallel=2"),
     categories: str = typer.Option(",".join(DEFAULT_CATEGORIES)),
     threads: int = typer.Option(2, min=0, help="torch threads (0: torch's default)"),
     keep: Path | None = typer.Option(None, help="keep each arm's checkpoint under KEEP/<arm>/"),
@@ -282,11 +308,14 @@ def cli(
 ) -> None:
     """Base vs LoRA SFT on ToolLoop, generate-then-filter and Isolate data, judged on BFCL."""
     ladder = Ladder(
-        base=base, examples=examples, epochs=epochs, lr=lr, lora_r=lora_r, n=n,
+        base=base, examples=examples, epochs=epochs, lr=lr, lora_r=lora_r, n=n, half=half,
+        mix=_parse_mix(mix),
         categories=tuple(c.strip() for c in categories.split(",") if c.strip()),
         arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
         batch_size=batch_size, grad_accum=grad_accum,
     )  # fmt: skip
+    if half not in HALVES:
+        raise typer.BadParameter(f"choose from {', '.join(HALVES)}", param_hint="--half")
     if unknown := set(ladder.arms) - set(ARMS):
         raise typer.BadParameter(f"unknown arms {sorted(unknown)}", param_hint="--arms")
     calibration = calibration_us()
@@ -333,11 +362,36 @@ def _base_figures(path: Path, ladder: Ladder) -> dict[str, Any]:
     """A ``benchmarks bfcl`` run's figures, checked to judge what the ladder judges."""
     figures = json.loads(path.read_text())
     asked = set(figures["accuracy"]) - {"overall"}
-    if figures["half"] != "held_out" or figures["n"] != ladder.n:
-        raise typer.BadParameter("not the held-out half at this --n", param_hint="--base-figures")
+    if figures["half"] != ladder.half or figures["n"] != ladder.n:
+        raise typer.BadParameter(
+            f"not the {ladder.half} half at this --n", param_hint="--base-figures"
+        )
     if asked != set(ladder.categories) or figures["model"] != ladder.base:
         raise typer.BadParameter("another base or other categories", param_hint="--base-figures")
     return figures
+
+
+def _parse_mix(text: str) -> tuple[tuple[str, float], ...] | None:
+    """``simple=1,parallel=2`` as the ladder's mix, checked as the synth service checks it;
+    None for an empty option."""
+    from services.synth.sampling import normalise_mix
+
+    if not text.strip():
+        return None
+    pairs = []
+    for part in text.split(","):
+        name, _, share = part.partition("=")
+        try:
+            pairs.append((name.strip(), float(share)))
+        except ValueError:
+            raise typer.BadParameter(
+                f"{part!r} is not category=share", param_hint="--mix"
+            ) from None
+    try:
+        normalise_mix(dict(pairs))
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--mix") from None
+    return tuple(pairs)
 
 
 def _merged_seeds(seeds: list[dict[str, Any]]) -> list[dict[str, Any]]:

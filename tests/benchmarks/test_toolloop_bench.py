@@ -35,6 +35,23 @@ def test_each_arm_exports_reader_rows_free_of_bfcl(arm: str, tmp_path: Path):
         assert isinstance(json.loads(row["completion"][0]["content"]), list)
 
 
+def test_the_ladders_mix_reaches_the_synth_job(tmp_path: Path):
+    rows = reader_rows(
+        export_rows("filter", examples=4, seed=1, data_dir=tmp_path, mix={"parallel": 1.0})
+    )
+    for row in rows:  # parallel: one function called several times
+        calls = json.loads(row["completion"][0]["content"])
+        assert len(calls) >= 2 and len({call["name"] for call in calls}) == 1
+
+
+@pytest.mark.parametrize("mix", ["parallel", "parallel=many", "nonsense=1"])
+def test_a_mix_the_job_cannot_take_is_refused_naming_the_option(mix: str, tmp_path: Path):
+    args = ["toolloop", "--mix", mix, "--skip-base", "--json", str(tmp_path / "out.json")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "--mix" in result.output
+    assert not (tmp_path / "out.json").exists()
+
+
 @pytest.mark.real_model
 def test_the_ranked_arm_exports_rows_the_real_base_chose(real_base: Any, tmp_path: Path):
     bases = tmp_path / "data" / "bases"  # the converted base, seen from the arm's data dir
