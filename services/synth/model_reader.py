@@ -24,6 +24,7 @@ from typing import Any
 from services.synth.calls import Call, Issue, Tool, parameters, tool_name
 
 __all__ = [
+    "SPACED",
     "SYSTEM",
     "ModelReader",
     "answer_text",
@@ -39,6 +40,9 @@ __all__ = [
 
 SYSTEM = "You call functions. Answer with a JSON list of calls to these functions:"
 _DESCRIPTION_CHARS = 200
+SPACED = (", ", ": ")
+"""``json.dumps``' own separators, the JSON a pretrained model has read most: after a bare
+``":"`` SmolLM2-135M starts numbers with the wrong digit (36 read as 1, 200000 as 100000)."""
 
 
 def _arguments_schema(tool: Tool) -> dict[str, Any]:
@@ -140,8 +144,10 @@ def retry_messages(
 
 
 def answer_text(calls: Sequence[Call], tools: Sequence[Tool]) -> str:
-    """The calls as the reader decodes them: compact JSON, keys in their schema's order
-    (what the grammar lets the model write, so what training should show it)."""
+    """The calls as the reader decodes them: JSON with ``json.dumps``' own separators (a
+    small model writes numbers right after ``": "`` and wrong after a bare ``":"``), keys in
+    their schema's order: what the grammar lets the model write, so what training should
+    show it."""
     order = {tool_name(t): list(parameters(t).get("properties", {})) for t in tools}
 
     def arguments(call: Call) -> dict[str, Any]:
@@ -150,7 +156,7 @@ def answer_text(calls: Sequence[Call], tools: Sequence[Tool]) -> str:
         return {key: call.arguments[key] for key in ranked}
 
     items = [{"name": call.name, "arguments": arguments(call)} for call in calls]
-    return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(items, ensure_ascii=False, separators=SPACED)
 
 
 def training_row(query: str, tools: Sequence[Tool], calls: Sequence[Call]) -> dict[str, Any]:
@@ -268,7 +274,10 @@ class ModelReader:
                 **inputs,
                 logits_processor=[
                     _CallListProcessor(
-                        [self.loaded.grammar.compile(schema) for schema in schemas],
+                        [
+                            self.loaded.grammar.compile(schema, separators=SPACED)
+                            for schema in schemas
+                        ],
                         tokenizer,
                         inputs["input_ids"].shape[1],
                     )

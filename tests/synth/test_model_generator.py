@@ -81,7 +81,7 @@ def test_a_schema_slip_goes_back_to_the_model_with_its_issues() -> None:
     assert outcome.accepted and len(answers) == 2 and outcome.calls == (wanted,)
     assert not answers[0]["verdict"]["ok"] and answers[1]["verdict"]["ok"]
     assert answers[0]["verdict"]["issues"][0]["code"] == "wrong_type"
-    assert stub.chats[1][-2]["role"] == "assistant" and '"city":7' in stub.chats[1][-2]["content"]
+    assert stub.chats[1][-2]["role"] == "assistant" and '"city": 7' in stub.chats[1][-2]["content"]
     assert staged.stats.wire() == {"reader": {"answers": 2, "retries": 1, "no_call": 0}}
 
 

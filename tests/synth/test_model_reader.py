@@ -10,6 +10,7 @@ import pytest
 
 from services.synth.calls import Call, Issue
 from services.synth.model_reader import (
+    SPACED,
     ModelReader,
     answer_text,
     calls_schema,
@@ -155,10 +156,12 @@ def test_the_training_answer_is_text_the_grammar_lets_the_model_write(tiny_loade
     calls = [Call("get_weather", {"unit": "f", "city": "Porto"}), Call("now", {})]
     text = answer_text(calls, [WEATHER, CLOCK])
     assert text == (
-        '[{"name":"get_weather","arguments":{"city":"Porto","unit":"f"}},'
-        '{"name":"now","arguments":{}}]'
+        '[{"name": "get_weather", "arguments": {"city": "Porto", "unit": "f"}}, '
+        '{"name": "now", "arguments": {}}]'
     )
-    assert tiny_loaded.grammar.accepts(calls_schema([WEATHER, CLOCK]), text)
+    schema = calls_schema([WEATHER, CLOCK])
+    assert tiny_loaded.grammar.accepts(schema, text, separators=SPACED)
+    assert not tiny_loaded.grammar.accepts(schema, text)  # the compact grammar refuses it
     row = training_row("Weather in Porto?", [WEATHER, CLOCK], calls)
     assert row["prompt"] == prompt_messages("Weather in Porto?", [WEATHER, CLOCK])
     assert row["completion"] == [{"role": "assistant", "content": text}]

@@ -3,9 +3,10 @@
 xgrammar (the engine vLLM uses for structured outputs) compiles a JSON schema against the
 checkpoint's vocabulary once; each ``generate`` call then gets a fresh logits processor that
 masks, at every step and for every sampled row, the tokens the schema does not allow next.
-The answer is therefore JSON of that schema, written compactly (no free whitespace, ``,`` and
-``:`` separators, keys in the schema's order: the text :func:`~services.planner.proposers.
-prompting.patch_text` writes for training), unless ``max_new_tokens`` cuts it first.
+The answer is therefore JSON of that schema, keys in the schema's order, with no free
+whitespace and the separators the caller names: compact ``,`` and ``:`` by default (the text
+:func:`~services.planner.proposers.prompting.patch_text` writes for training), unless
+``max_new_tokens`` cuts it first.
 
 The compiler belongs to the loaded model (one per tokenizer); compiled grammars are cached by
 the compiler, keyed on the schema text.
@@ -18,7 +19,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["GrammarDecoder", "available"]
+__all__ = ["SEPARATORS", "GrammarDecoder", "available"]
 
 SEPARATORS = (",", ":")
 
@@ -55,12 +56,13 @@ class GrammarDecoder:
             self._token_texts = [piece.decode("utf-8", "replace") for piece in vocab]
         return self._token_texts
 
-    def compile(self, schema: dict[str, Any]) -> Any:
-        """The compiled grammar of ``schema`` (cached by the compiler)."""
+    def compile(self, schema: dict[str, Any], *, separators: tuple[str, str] = SEPARATORS) -> Any:
+        """The compiled grammar of ``schema`` written with ``separators`` (cached by the
+        compiler)."""
         text = json.dumps(schema, sort_keys=False, separators=SEPARATORS)
         with self._lock:
             return self._compiler.compile_json_schema(
-                text, any_whitespace=False, separators=SEPARATORS, strict_mode=True
+                text, any_whitespace=False, separators=separators, strict_mode=True
             )
 
     def processor(self, schema: dict[str, Any]) -> Any:
@@ -77,9 +79,12 @@ class GrammarDecoder:
 
         return LogitsProcessor([self.compile(schema) for schema in schemas])
 
-    def accepts(self, schema: dict[str, Any], text: str) -> bool:
+    def accepts(
+        self, schema: dict[str, Any], text: str, *, separators: tuple[str, str] = SEPARATORS
+    ) -> bool:
         """Whether ``text`` is a complete answer under ``schema`` (tests, diagnostics)."""
         import xgrammar as xgr
 
-        matcher = xgr.GrammarMatcher(self.compile(schema), terminate_without_stop_token=True)
+        grammar = self.compile(schema, separators=separators)
+        matcher = xgr.GrammarMatcher(grammar, terminate_without_stop_token=True)
         return bool(matcher.accept_string(text)) and bool(matcher.is_completed())
