@@ -314,10 +314,7 @@ def cli(
         arms=tuple(a.strip() for a in arms.split(",") if a.strip()),
         batch_size=batch_size, grad_accum=grad_accum,
     )  # fmt: skip
-    if half not in HALVES:
-        raise typer.BadParameter(f"choose from {', '.join(HALVES)}", param_hint="--half")
-    if unknown := set(ladder.arms) - set(ARMS):
-        raise typer.BadParameter(f"unknown arms {sorted(unknown)}", param_hint="--arms")
+    _check(ladder)
     calibration = calibration_us()
 
     def write(figures: dict[str, Any]) -> None:
@@ -343,6 +340,14 @@ def cli(
             _keep_layout(figures, keep)
     write(figures)
     _echo(figures)
+
+
+def _check(ladder: Ladder) -> None:
+    """BadParameter naming the option a ladder's half or arms came from."""
+    if ladder.half not in HALVES:
+        raise typer.BadParameter(f"choose from {', '.join(HALVES)}", param_hint="--half")
+    if unknown := set(ladder.arms) - set(ARMS):
+        raise typer.BadParameter(f"unknown arms {sorted(unknown)}", param_hint="--arms")
 
 
 def _keep_layout(figures: dict[str, Any], keep: Path) -> None:

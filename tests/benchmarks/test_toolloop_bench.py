@@ -44,11 +44,22 @@ def test_the_ladders_mix_reaches_the_synth_job(tmp_path: Path):
         assert len(calls) >= 2 and len({call["name"] for call in calls}) == 1
 
 
-@pytest.mark.parametrize("mix", ["parallel", "parallel=many", "nonsense=1"])
-def test_a_mix_the_job_cannot_take_is_refused_naming_the_option(mix: str, tmp_path: Path):
-    args = ["toolloop", "--mix", mix, "--skip-base", "--json", str(tmp_path / "out.json")]
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--mix", "parallel"),
+        ("--mix", "parallel=many"),
+        ("--mix", "nonsense=1"),
+        ("--half", "both"),
+        ("--arms", "toolloop,bogus"),
+    ],
+)
+def test_an_option_the_ladder_cannot_take_is_refused_by_name(
+    option: str, value: str, tmp_path: Path
+):
+    args = ["toolloop", option, value, "--skip-base", "--json", str(tmp_path / "out.json")]
     result = CliRunner().invoke(app, args)
-    assert result.exit_code == 2 and "--mix" in result.output
+    assert result.exit_code == 2 and option in result.output
     assert not (tmp_path / "out.json").exists()
 
 
