@@ -65,7 +65,7 @@ class Ladder:
     settings above."""
     n: int = 100
     eval_batch: int = 8
-    mix: tuple[tuple[str, float], ...] | None = None
+    mix: dict[str, float] | None = None
     """The synth job's category mix (None: the service's default, equal shares)."""
     arms: tuple[str, ...] = tuple(ARMS)
 
@@ -202,7 +202,7 @@ def run_seed(
                 examples=ladder.examples,
                 seed=seed,
                 data_dir=work / arm / "synth",
-                mix=dict(ladder.mix) if ladder.mix else None,
+                mix=ladder.mix,
             )
         )
         assert_no_bfcl(rows, ladder.categories)
@@ -376,27 +376,17 @@ def _base_figures(path: Path, ladder: Ladder) -> dict[str, Any]:
     return figures
 
 
-def _parse_mix(text: str) -> tuple[tuple[str, float], ...] | None:
-    """``simple=1,parallel=2`` as the ladder's mix, checked as the synth service checks it;
-    None for an empty option."""
+def _parse_mix(text: str) -> dict[str, float] | None:
+    """``--mix`` as ``refinery synth`` reads it, checked as the synth service checks it."""
+    from clients.cli_synth import parse_mix
     from services.synth.sampling import normalise_mix
 
-    if not text.strip():
-        return None
-    pairs = []
-    for part in text.split(","):
-        name, _, share = part.partition("=")
-        try:
-            pairs.append((name.strip(), float(share)))
-        except ValueError:
-            raise typer.BadParameter(
-                f"{part!r} is not category=share", param_hint="--mix"
-            ) from None
+    mix = parse_mix(text)
     try:
-        normalise_mix(dict(pairs))
+        normalise_mix(mix)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--mix") from None
-    return tuple(pairs)
+    return mix
 
 
 def _merged_seeds(seeds: list[dict[str, Any]]) -> list[dict[str, Any]]:
