@@ -23,7 +23,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,15 @@ ARMS: dict[str, dict[str, Any]] = {
     "ranked": {"max_refine_rounds": 3, "rank_queries": 8},
 }
 """Each trained arm's synth job options (the rest of the request is shared)."""
+
+LADDER_MIX = "simple=1,multiple=1,parallel=2,parallel_multiple=2"
+"""The synth job's category mix for the ladder, chosen on BFCL's tuned half: the four AST
+categories it judges, those of several calls twice as often, and no ``irrelevance``, whose
+answer (``[]``) no AST question wants."""
+
+
+def _ladder_mix() -> dict[str, float]:
+    return {key: float(share) for key, share in (p.split("=") for p in LADDER_MIX.split(","))}
 
 
 @dataclass(frozen=True)
@@ -65,7 +74,7 @@ class Ladder:
     settings above."""
     n: int = 100
     eval_batch: int = 8
-    mix: dict[str, float] | None = None
+    mix: dict[str, float] | None = field(default_factory=_ladder_mix)
     """The synth job's category mix (None: the service's default, equal shares)."""
     arms: tuple[str, ...] = tuple(ARMS)
 
@@ -290,7 +299,7 @@ def cli(
     lora_r: int = typer.Option(16, min=1),
     n: int = typer.Option(100, min=1, help="questions per category (the half's first n)"),
     half: str = typer.Option("held_out", help="held_out, or tuned to choose settings"),
-    mix: str = typer.Option("", help="the synth job's mix, e.g. simple=1,parallel=2"),
+    mix: str = typer.Option(LADDER_MIX, help="the synth job's mix ('': the service's default)"),
     categories: str = typer.Option(",".join(DEFAULT_CATEGORIES)),
     threads: int = typer.Option(2, min=0, help="torch threads (0: torch's default)"),
     keep: Path | None = typer.Option(None, help="keep each arm's checkpoint under KEEP/<arm>/"),

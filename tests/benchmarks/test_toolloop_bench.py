@@ -44,6 +44,14 @@ def test_the_ladders_mix_reaches_the_synth_job(tmp_path: Path):
         assert len(calls) >= 2 and len({call["name"] for call in calls}) == 1
 
 
+def test_the_ladder_trains_on_the_categories_it_judges():
+    from services.synth.sampling import normalise_mix
+
+    shares = normalise_mix(Ladder().mix)
+    assert shares["irrelevance"] == 0  # no AST question wants the answer []
+    assert shares["parallel"] == shares["parallel_multiple"] == 2 * shares["simple"]
+
+
 @pytest.mark.parametrize(
     ("option", "value"),
     [
