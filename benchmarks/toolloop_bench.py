@@ -50,8 +50,10 @@ categories it judges, those of several calls twice as often, and no ``irrelevanc
 answer (``[]``) no AST question wants."""
 
 
-def _ladder_mix() -> dict[str, float]:
-    return {key: float(share) for key, share in (p.split("=") for p in LADDER_MIX.split(","))}
+def _ladder_mix() -> dict[str, float] | None:
+    from clients.cli_synth import parse_mix
+
+    return parse_mix(LADDER_MIX)
 
 
 @dataclass(frozen=True)
