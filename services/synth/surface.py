@@ -49,7 +49,9 @@ NUMBER_WORDS = {
         "zero one two three four five six seven eight nine ten eleven twelve".split()
     )
 }
-_WORD_NUMBER = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.I)
+_WORD_NUMBER = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b(?!-)", re.I)
+"""A number word on its own: fused to the next word by a hyphen it counts nothing the
+reader reads ("a one-off event", "a two-day trip")."""
 
 DATE_STYLES = ("iso", "mdy", "dmy", "slash")
 """``2026-03-14`` · ``March 14, 2026`` · ``14 March 2026`` · ``03/14/2026``."""

@@ -73,6 +73,12 @@ def test_contradictions_are_flagged() -> None:
     assert ("contradiction", None) in _codes(other_number)
 
 
+def test_a_number_word_fused_to_a_word_is_no_number() -> None:
+    query = "Search one-off flights from JFK on 2026-03-14, 3 passengers, business, nonstop only."
+    assert check_query(query, TRUTH).ok
+    assert ("contradiction", None) in _codes(query.replace("one-off", "one"))
+
+
 def test_arrays_and_irrelevance_intents() -> None:
     truth = GroundTruth(
         "simple",
