@@ -40,7 +40,7 @@ class _Drafts(TemplateGenerator):
 
 
 def test_the_shortest_passing_draft_is_kept_and_failing_ones_are_never_shown() -> None:
-    plain = TemplateGenerator().query(TRUTH, seed=0)
+    plain = TemplateGenerator().query(TRUTH, seed=1)
     assert check_query(plain, TRUTH).ok
     wrong = "What is the weather in Oslo?"  # names no ground-truth value
     writer = _Drafts([plain + " Thanks a lot!", wrong, plain, plain])
@@ -76,7 +76,7 @@ def test_the_pipeline_runs_a_ranked_writer_unchanged() -> None:
 
 @pytest.mark.real_model
 def test_the_real_base_keeps_the_more_natural_of_two_passing_drafts(real_base: Any) -> None:
-    plain = TemplateGenerator().query(TRUTH, seed=0)
+    plain = TemplateGenerator().query(TRUTH, seed=1)
     garbled = " ".join(reversed(plain.split()))
     assert check_query(garbled, TRUTH).ok
     judge = NllJudge(data_dir=real_base.path.parent.parent, batch_size=2)
